@@ -1,0 +1,189 @@
+/*
+ * shoal: one-sided communication over a symmetric heap, initialized from
+ * inside an existing MPI program.
+ *
+ * Every call that can fail returns 0 (SHOAL_SUCCESS) or a negative status;
+ * shoal_last_error() then holds a message naming the PE, the call and the
+ * cause. No call exits or aborts the process.
+ */
+#ifndef SHOAL_H
+#define SHOAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHOAL_VERSION_MAJOR 0
+#define SHOAL_VERSION_MINOR 1
+#define SHOAL_VERSION_PATCH 0
+/* One integer that orders releases: major * 10000 + minor * 100 + patch. */
+#define SHOAL_VERSION (SHOAL_VERSION_MAJOR * 10000 + SHOAL_VERSION_MINOR * 100 + SHOAL_VERSION_PATCH)
+
+#if defined(_WIN32)
+#define SHOAL_EXPORT
+#else
+#define SHOAL_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Statuses: X(name, value, description). 0 is success, errors are negative. */
+#define SHOAL_STATUS_MAP(X)                                                              \
+    X(SUCCESS, 0, "success")                                                             \
+    X(ERR_INVALID_ARG, -1, "invalid argument")                                           \
+    X(ERR_INVALID_INSTANCE, -2, "invalid, NULL or finalized instance")                   \
+    X(ERR_MPI_STATE, -3, "MPI is not initialized or already finalized")                  \
+    X(ERR_MPI, -4, "an MPI call failed")                                                 \
+    X(ERR_CUDA, -5, "a CUDA call failed")                                                \
+    X(ERR_NO_MEMORY, -6, "out of memory")                                                \
+    X(ERR_HEAP_EXHAUSTED, -7, "symmetric heap exhausted")                                \
+    X(ERR_NOT_SYMMETRIC, -8, "collective call with arguments that differ between PEs")   \
+    X(ERR_OUT_OF_BOUNDS, -9, "address range outside the symmetric heap or allocation")   \
+    X(ERR_PE, -10, "PE out of range")                                                    \
+    X(ERR_TIMEOUT, -11, "timed out waiting for other PEs")                               \
+    X(ERR_UNSUPPORTED, -12, "operation not supported for this PE pair or build")         \
+    X(ERR_ENV, -13, "invalid environment variable")                                      \
+    X(ERR_TOPOLOGY, -14, "topology discovery failed")                                    \
+    X(ERR_SYSTEM, -15, "a system call failed")                                           \
+    X(ERR_NO_DEVICE, -16, "no usable GPU")                                               \
+    X(ERR_INTERNAL, -17, "internal error")
+
+typedef enum shoal_status {
+#define SHOAL__STATUS_ENUM(name, value, desc) SHOAL_##name = (value),
+    SHOAL_STATUS_MAP(SHOAL__STATUS_ENUM)
+#undef SHOAL__STATUS_ENUM
+} shoal_status_t;
+
+/* An instance: one symmetric heap over one communicator. Opaque. */
+typedef struct shoal_instance *shoal_t;
+
+/* Where the symmetric heap lives. */
+enum {
+    SHOAL_HEAP_AUTO = 0, /* on the GPU when the instance has one, else host */
+    SHOAL_HEAP_HOST = 1, /* host memory in an MPI shared window per node */
+    SHOAL_HEAP_GPU = 2   /* device memory shared through CUDA IPC */
+};
+
+/* How much shoal checks on every call (SHOAL_CHECK). */
+enum {
+    SHOAL_CHECK_OFF = 0,   /* argument checks only */
+    SHOAL_CHECK_BASIC = 1, /* + symmetric allocation sizes (the default) */
+    SHOAL_CHECK_FULL = 2   /* + outstanding-put tracking on reads */
+};
+
+/* Instance settings. shoal_config_init fills defaults, then applies SHOAL_*
+ * environment variables; the caller may then change any field. */
+typedef struct shoal_config {
+    size_t heap_size;      /* bytes of symmetric heap per PE */
+    int heap_kind;         /* SHOAL_HEAP_AUTO/HOST/GPU */
+    int cuda_device;       /* -1: the device current at init */
+    int node_size;         /* >0: consecutive blocks of this many ranks act as nodes */
+    int check;             /* SHOAL_CHECK_* */
+    double timeout;        /* seconds a collective waits for peers; <= 0: forever */
+    char env_error[256];   /* set by shoal_config_init when a SHOAL_* value is invalid */
+} shoal_config_t;
+
+SHOAL_EXPORT void shoal_config_init(shoal_config_t *cfg);
+
+/* Create an instance over comm (collective over comm). MPI must be
+ * initialized; comm is duplicated and never used directly. */
+SHOAL_EXPORT int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p);
+/* Collective. Completes outstanding operations and releases the heap. */
+SHOAL_EXPORT int shoal_finalize(shoal_t sh);
+
+SHOAL_EXPORT int shoal_my_pe(shoal_t sh); /* negative status on a bad instance */
+SHOAL_EXPORT int shoal_n_pes(shoal_t sh);
+/* The instance's duplicate communicator (for reference; do not free). */
+SHOAL_EXPORT int shoal_comm(shoal_t sh, MPI_Comm *comm_p);
+/* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU: where this instance's heap lives. */
+SHOAL_EXPORT int shoal_heap_kind(shoal_t sh);
+
+/* Collective symmetric allocation: same size on every PE, in the same order.
+ * NULL on error (shoal_last_error says why); size 0 gives NULL and no error. */
+SHOAL_EXPORT void *shoal_malloc(shoal_t sh, size_t size);
+SHOAL_EXPORT void *shoal_calloc(shoal_t sh, size_t count, size_t size);
+SHOAL_EXPORT void *shoal_align(shoal_t sh, size_t alignment, size_t size);
+SHOAL_EXPORT int shoal_free(shoal_t sh, void *ptr);
+/* Bytes of heap in use and free on this PE. */
+SHOAL_EXPORT int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p);
+
+/* Is ptr inside this PE's symmetric heap? */
+SHOAL_EXPORT int shoal_addr_accessible(shoal_t sh, const void *ptr, int pe);
+/* A pointer through which this PE can load/store pe's copy of dest, or NULL. */
+SHOAL_EXPORT void *shoal_ptr(shoal_t sh, const void *dest, int pe);
+
+/* Blocking: put returns when src may be reused; get when dest holds the data. */
+SHOAL_EXPORT int shoal_put(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe);
+SHOAL_EXPORT int shoal_get(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe);
+/* Non-blocking: complete at shoal_quiet (or a barrier); buffers must stay valid. */
+SHOAL_EXPORT int shoal_put_nbi(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe);
+SHOAL_EXPORT int shoal_get_nbi(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe);
+/* Complete every operation this PE issued on this instance. */
+SHOAL_EXPORT int shoal_quiet(shoal_t sh);
+/* Order puts to each PE: those before the fence land before those after. */
+SHOAL_EXPORT int shoal_fence(shoal_t sh);
+/* Collective: quiet, then every PE arrives, then every put is visible. */
+SHOAL_EXPORT int shoal_barrier_all(shoal_t sh);
+/* Collective: every PE arrives; no completion of outstanding operations. */
+SHOAL_EXPORT int shoal_sync_all(shoal_t sh);
+
+/* OpenSHMEM standard RMA types: X(TYPE, NAME). */
+#define SHOAL_RMA_TYPES(X)                                                               \
+    X(float, float)                                                                      \
+    X(double, double)                                                                    \
+    X(long double, longdouble)                                                           \
+    X(char, char)                                                                        \
+    X(signed char, schar)                                                                \
+    X(short, short)                                                                      \
+    X(int, int)                                                                          \
+    X(long, long)                                                                        \
+    X(long long, longlong)                                                               \
+    X(unsigned char, uchar)                                                              \
+    X(unsigned short, ushort)                                                            \
+    X(unsigned int, uint)                                                                \
+    X(unsigned long, ulong)                                                              \
+    X(unsigned long long, ulonglong)                                                     \
+    X(int8_t, int8)                                                                      \
+    X(int16_t, int16)                                                                    \
+    X(int32_t, int32)                                                                    \
+    X(int64_t, int64)                                                                    \
+    X(uint8_t, uint8)                                                                    \
+    X(uint16_t, uint16)                                                                  \
+    X(uint32_t, uint32)                                                                  \
+    X(uint64_t, uint64)                                                                  \
+    X(size_t, size)                                                                      \
+    X(ptrdiff_t, ptrdiff)
+
+#define SHOAL__TYPED_DECL(T, N)                                                          \
+    SHOAL_EXPORT int shoal_##N##_put(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);     \
+    SHOAL_EXPORT int shoal_##N##_get(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);     \
+    SHOAL_EXPORT int shoal_##N##_put_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe); \
+    SHOAL_EXPORT int shoal_##N##_get_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe); \
+    SHOAL_EXPORT int shoal_##N##_p(shoal_t sh, T *dest, T value, int pe);                           \
+    SHOAL_EXPORT int shoal_##N##_g(shoal_t sh, T *value_p, const T *src, int pe);
+SHOAL_RMA_TYPES(SHOAL__TYPED_DECL)
+#undef SHOAL__TYPED_DECL
+
+/* Names a status ("SHOAL_ERR_TIMEOUT: timed out waiting for other PEs"). */
+SHOAL_EXPORT const char *shoal_strerror(int status);
+/* The last error on this instance (or, for NULL, the last error of a call
+ * that had no instance, such as a failed shoal_init); "" when none. */
+SHOAL_EXPORT const char *shoal_last_error(shoal_t sh);
+
+/* The transport used towards pe: "self", "shm", "cuda_ipc", "staged", "mpi_rma". */
+SHOAL_EXPORT int shoal_pe_transport(shoal_t sh, int pe, const char **name_p);
+/* The node (0-based, in order of the lowest rank) pe belongs to. */
+SHOAL_EXPORT int shoal_pe_node(shoal_t sh, int pe);
+
+/* Runtime version (SHOAL_VERSION of the library actually loaded). */
+SHOAL_EXPORT int shoal_version(void);
+/* Print every SHOAL_* environment variable, its value and its doc. */
+SHOAL_EXPORT void shoal_env_print(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHOAL_H */

@@ -1,0 +1,229 @@
+/* The public host API: argument checks, then one call into the runtime. */
+#include <string.h>
+
+#include "shoal_internal.h"
+
+#define SHOAL__ENTER(sh, call)                                                           \
+    do {                                                                                 \
+        if (SHOAL__UNLIKELY(!shoal__live(sh))) return shoal__bad_instance((sh), (call)); \
+    } while (0)
+#define SHOAL__ENTER_NULL(sh, call)                                                      \
+    do {                                                                                 \
+        if (SHOAL__UNLIKELY(!shoal__live(sh))) {                                         \
+            shoal__bad_instance((sh), (call));                                           \
+            return NULL;                                                                 \
+        }                                                                                \
+    } while (0)
+
+int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p)
+{
+    return shoal__init(comm, cfg, sh_p);
+}
+
+int shoal_finalize(shoal_t sh)
+{
+    int flag = 0;
+    SHOAL__ENTER(sh, "shoal_finalize");
+    if (MPI_Finalized(&flag) == MPI_SUCCESS && flag)
+        return shoal__error(sh, SHOAL_ERR_MPI_STATE, "shoal_finalize", "MPI is already finalized");
+    return shoal__finalize(sh, false);
+}
+
+int shoal_my_pe(shoal_t sh)
+{
+    SHOAL__ENTER(sh, "shoal_my_pe");
+    return sh->my_pe;
+}
+
+int shoal_n_pes(shoal_t sh)
+{
+    SHOAL__ENTER(sh, "shoal_n_pes");
+    return sh->n_pes;
+}
+
+int shoal_comm(shoal_t sh, MPI_Comm *comm_p)
+{
+    SHOAL__ENTER(sh, "shoal_comm");
+    if (comm_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_comm", "comm_p is NULL");
+    *comm_p = sh->comm;
+    return SHOAL_SUCCESS;
+}
+
+int shoal_heap_kind(shoal_t sh)
+{
+    SHOAL__ENTER(sh, "shoal_heap_kind");
+    return sh->heap_kind;
+}
+
+void *shoal_malloc(shoal_t sh, size_t size)
+{
+    SHOAL__ENTER_NULL(sh, "shoal_malloc");
+    return shoal__malloc(sh, "shoal_malloc", size, 0, false);
+}
+
+void *shoal_calloc(shoal_t sh, size_t count, size_t size)
+{
+    SHOAL__ENTER_NULL(sh, "shoal_calloc");
+    if (size != 0 && count > SIZE_MAX / size) {
+        shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_calloc", "count %zu times size %zu overflows", count, size);
+        return NULL;
+    }
+    return shoal__malloc(sh, "shoal_calloc", count * size, 0, true);
+}
+
+void *shoal_align(shoal_t sh, size_t alignment, size_t size)
+{
+    SHOAL__ENTER_NULL(sh, "shoal_align");
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_align", "alignment %zu is not a power of two", alignment);
+        return NULL;
+    }
+    return shoal__malloc(sh, "shoal_align", size, alignment, false);
+}
+
+int shoal_free(shoal_t sh, void *ptr)
+{
+    SHOAL__ENTER(sh, "shoal_free");
+    return shoal__free(sh, ptr);
+}
+
+int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p)
+{
+    SHOAL__ENTER(sh, "shoal_heap_usage");
+    if (used_p) *used_p = sh->alloc.used;
+    if (free_p) *free_p = sh->alloc.size - sh->alloc.used;
+    return SHOAL_SUCCESS;
+}
+
+int shoal_addr_accessible(shoal_t sh, const void *ptr, int pe)
+{
+    SHOAL__ENTER(sh, "shoal_addr_accessible");
+    if ((unsigned)pe >= (unsigned)sh->n_pes)
+        return shoal__error(sh, SHOAL_ERR_PE, "shoal_addr_accessible", "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    return ptr != NULL && shoal__in_heap(sh, ptr, 1);
+}
+
+void *shoal_ptr(shoal_t sh, const void *dest, int pe)
+{
+    SHOAL__ENTER_NULL(sh, "shoal_ptr");
+    if ((unsigned)pe >= (unsigned)sh->n_pes) {
+        shoal__error(sh, SHOAL_ERR_PE, "shoal_ptr", "pe %d is out of range [0, %d)", pe, sh->n_pes);
+        return NULL;
+    }
+    if (dest == NULL || !shoal__in_heap(sh, dest, 1)) {
+        shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, "shoal_ptr", "%p is not in the symmetric heap", dest);
+        return NULL;
+    }
+    if (sh->peer_base[pe] == NULL) return NULL; /* not load/store reachable: no error */
+    return sh->peer_base[pe] + ((const char *)dest - sh->heap_base);
+}
+
+int shoal_put(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe)
+{
+    SHOAL__ENTER(sh, "shoal_put");
+    return shoal__rma(sh, "shoal_put", true, dest, src, nbytes, pe, 0);
+}
+
+int shoal_get(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe)
+{
+    SHOAL__ENTER(sh, "shoal_get");
+    return shoal__rma(sh, "shoal_get", false, dest, src, nbytes, pe, 0);
+}
+
+int shoal_put_nbi(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe)
+{
+    SHOAL__ENTER(sh, "shoal_put_nbi");
+    return shoal__rma(sh, "shoal_put_nbi", true, dest, src, nbytes, pe, 1);
+}
+
+int shoal_get_nbi(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe)
+{
+    SHOAL__ENTER(sh, "shoal_get_nbi");
+    return shoal__rma(sh, "shoal_get_nbi", false, dest, src, nbytes, pe, 1);
+}
+
+int shoal_quiet(shoal_t sh)
+{
+    SHOAL__ENTER(sh, "shoal_quiet");
+    return shoal__quiet(sh);
+}
+
+/* Ordering is delivered by completing: simple and always correct. */
+int shoal_fence(shoal_t sh)
+{
+    SHOAL__ENTER(sh, "shoal_fence");
+    return shoal__quiet(sh);
+}
+
+int shoal_barrier_all(shoal_t sh)
+{
+    SHOAL__ENTER(sh, "shoal_barrier_all");
+    return shoal__barrier_all(sh);
+}
+
+int shoal_sync_all(shoal_t sh)
+{
+    SHOAL__ENTER(sh, "shoal_sync_all");
+    return shoal__rendezvous(sh, "shoal_sync_all", SHOAL__COLL_SYNC_ALL, 0);
+}
+
+int shoal_pe_transport(shoal_t sh, int pe, const char **name_p)
+{
+    SHOAL__ENTER(sh, "shoal_pe_transport");
+    if ((unsigned)pe >= (unsigned)sh->n_pes)
+        return shoal__error(sh, SHOAL_ERR_PE, "shoal_pe_transport", "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    if (name_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_pe_transport", "name_p is NULL");
+    *name_p = sh->pe_tp[pe]->name;
+    return SHOAL_SUCCESS;
+}
+
+int shoal_pe_node(shoal_t sh, int pe)
+{
+    SHOAL__ENTER(sh, "shoal_pe_node");
+    if ((unsigned)pe >= (unsigned)sh->n_pes)
+        return shoal__error(sh, SHOAL_ERR_PE, "shoal_pe_node", "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    return sh->pe_node[pe];
+}
+
+/* The typed families: one line each into the byte-level entry points. */
+#define SHOAL__TYPED_DEF(T, N)                                                           \
+    int shoal_##N##_put(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)        \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_put");                                            \
+        if (nelems > SIZE_MAX / sizeof(T))                                               \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put", "%zu elements overflow", nelems); \
+        return shoal__rma(sh, "shoal_" #N "_put", true, dest, src, nelems * sizeof(T), pe, 0); \
+    }                                                                                    \
+    int shoal_##N##_get(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)        \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_get");                                            \
+        if (nelems > SIZE_MAX / sizeof(T))                                               \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get", "%zu elements overflow", nelems); \
+        return shoal__rma(sh, "shoal_" #N "_get", false, dest, src, nelems * sizeof(T), pe, 0); \
+    }                                                                                    \
+    int shoal_##N##_put_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)    \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_put_nbi");                                        \
+        if (nelems > SIZE_MAX / sizeof(T))                                               \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put_nbi", "%zu elements overflow", nelems); \
+        return shoal__rma(sh, "shoal_" #N "_put_nbi", true, dest, src, nelems * sizeof(T), pe, 1); \
+    }                                                                                    \
+    int shoal_##N##_get_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)    \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_get_nbi");                                        \
+        if (nelems > SIZE_MAX / sizeof(T))                                               \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get_nbi", "%zu elements overflow", nelems); \
+        return shoal__rma(sh, "shoal_" #N "_get_nbi", false, dest, src, nelems * sizeof(T), pe, 1); \
+    }                                                                                    \
+    int shoal_##N##_p(shoal_t sh, T *dest, T value, int pe)                              \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_p");                                              \
+        return shoal__rma(sh, "shoal_" #N "_p", true, dest, &value, sizeof(T), pe, 0);   \
+    }                                                                                    \
+    int shoal_##N##_g(shoal_t sh, T *value_p, const T *src, int pe)                      \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_g");                                              \
+        return shoal__rma(sh, "shoal_" #N "_g", false, value_p, src, sizeof(T), pe, 0);  \
+    }
+SHOAL_RMA_TYPES(SHOAL__TYPED_DEF)
+#undef SHOAL__TYPED_DEF

@@ -1,0 +1,48 @@
+/*
+ * shoal stream-ordered host API: operations enqueued on a CUDA stream,
+ * ordered with the application's own work on it. Needs the CUDA runtime
+ * headers; include after (or instead of) shoal.h.
+ */
+#ifndef SHOAL_CUDA_H
+#define SHOAL_CUDA_H
+
+#include <cuda_runtime_api.h>
+
+#include "shoal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The CUDA device this PE's instance uses (-1 for a host heap). */
+SHOAL_EXPORT int shoal_cuda_device(shoal_t sh);
+
+/* Enqueue a copy to/from pe's heap on stream. Over cuda_ipc (and self) the
+ * copy runs on the copy engine in stream order and returns at once; towards
+ * a PE reached otherwise the call first waits for the stream, then moves the
+ * data before returning. src/dest may be host or device memory. */
+SHOAL_EXPORT int shoal_put_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe,
+                                     cudaStream_t stream);
+SHOAL_EXPORT int shoal_get_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe,
+                                     cudaStream_t stream);
+/* Work enqueued on stream after this waits for every operation this PE
+ * issued (blocking, nbi and on other streams) to complete. */
+SHOAL_EXPORT int shoal_quiet_on_stream(shoal_t sh, cudaStream_t stream);
+/* Collective, ordered on stream: work after it on any PE's stream sees every
+ * put enqueued before it on every PE. Between node-local GPUs it runs on the
+ * GPU through flags in peer memory (no host round trip); otherwise the host
+ * waits for the stream and runs shoal_barrier_all. */
+SHOAL_EXPORT int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
+
+#define SHOAL__TYPED_STREAM_DECL(T, N)                                                   \
+    SHOAL_EXPORT int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, \
+                                               cudaStream_t stream);                     \
+    SHOAL_EXPORT int shoal_##N##_get_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, \
+                                               cudaStream_t stream);
+SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DECL)
+#undef SHOAL__TYPED_STREAM_DECL
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHOAL_CUDA_H */

@@ -1,0 +1,60 @@
+/* The public stream-ordered API (api/shoal_cuda.h): checks, then the runtime. */
+#include "shoal_internal.h"
+
+#if SHOAL_HAVE_CUDA
+#include "shoal_cuda.h"
+#include "shoal_gpu.h"
+
+#define SHOAL__ENTER(sh, call)                                                           \
+    do {                                                                                 \
+        if (SHOAL__UNLIKELY(!shoal__live(sh))) return shoal__bad_instance((sh), (call)); \
+    } while (0)
+
+int shoal_cuda_device(shoal_t sh)
+{
+    SHOAL__ENTER(sh, "shoal_cuda_device");
+    return sh->gpu != NULL && sh->heap_kind == SHOAL_HEAP_GPU ? sh->gpu->device : -1;
+}
+
+int shoal_put_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe, cudaStream_t stream)
+{
+    SHOAL__ENTER(sh, "shoal_put_on_stream");
+    return shoal__rma_on_stream(sh, "shoal_put_on_stream", true, dest, src, nbytes, pe, stream);
+}
+
+int shoal_get_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe, cudaStream_t stream)
+{
+    SHOAL__ENTER(sh, "shoal_get_on_stream");
+    return shoal__rma_on_stream(sh, "shoal_get_on_stream", false, dest, src, nbytes, pe, stream);
+}
+
+int shoal_quiet_on_stream(shoal_t sh, cudaStream_t stream)
+{
+    SHOAL__ENTER(sh, "shoal_quiet_on_stream");
+    return shoal__quiet_on_stream(sh, stream);
+}
+
+int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
+{
+    SHOAL__ENTER(sh, "shoal_barrier_all_on_stream");
+    return shoal__barrier_all_on_stream(sh, stream);
+}
+
+#define SHOAL__TYPED_STREAM_DEF(T, N)                                                    \
+    int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream) \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_put_on_stream");                                  \
+        if (nelems > SIZE_MAX / sizeof(T))                                               \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put_on_stream", "%zu elements overflow", nelems); \
+        return shoal__rma_on_stream(sh, "shoal_" #N "_put_on_stream", true, dest, src, nelems * sizeof(T), pe, stream); \
+    }                                                                                    \
+    int shoal_##N##_get_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream) \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_get_on_stream");                                  \
+        if (nelems > SIZE_MAX / sizeof(T))                                               \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get_on_stream", "%zu elements overflow", nelems); \
+        return shoal__rma_on_stream(sh, "shoal_" #N "_get_on_stream", false, dest, src, nelems * sizeof(T), pe, stream); \
+    }
+SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DEF)
+#undef SHOAL__TYPED_STREAM_DEF
+#endif

@@ -1,0 +1,213 @@
+/* The environment table: parsing, defaults, shoal_config_init, print-all. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "shoal_internal.h"
+
+typedef struct shoal__env_var {
+    const char *name; /* without the SHOAL_ prefix */
+    int type;
+    const char *def;
+    const char *doc;
+} shoal__env_var_t;
+
+static const shoal__env_var_t shoal__env_vars[] = {
+#define SHOAL__ENV_ROW(name, type, def, doc) {#name, SHOAL__ENV_##type, def, doc},
+    SHOAL_ENV_TABLE(SHOAL__ENV_ROW)
+#undef SHOAL__ENV_ROW
+};
+#define SHOAL__N_ENV (sizeof(shoal__env_vars) / sizeof(shoal__env_vars[0]))
+
+static const shoal__env_var_t *shoal__env_find(const char *name)
+{
+    for (size_t i = 0; i < SHOAL__N_ENV; i++)
+        if (strcmp(shoal__env_vars[i].name, name) == 0) return &shoal__env_vars[i];
+    return NULL;
+}
+
+const char *shoal__env_str(const char *name)
+{
+    char full[64];
+    const char *v;
+    const shoal__env_var_t *var = shoal__env_find(name);
+
+    snprintf(full, sizeof(full), "SHOAL_%s", name);
+    v = getenv(full);
+    if (v != NULL) return v;
+    return var ? var->def : "";
+}
+
+/* Skip leading and trailing blanks: " 64k " is as good as "64k". */
+static const char *shoal__trim(const char *s, char *buf, size_t len)
+{
+    size_t n;
+    while (*s == ' ' || *s == '\t') s++;
+    snprintf(buf, len, "%s", s);
+    n = strlen(buf);
+    while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\n')) buf[--n] = '\0';
+    return buf;
+}
+
+int shoal__parse_size(const char *s, size_t *value_p)
+{
+    char buf[64], *end = NULL;
+    unsigned long long v, mult = 1;
+
+    if (s == NULL) return SHOAL_ERR_ENV;
+    s = shoal__trim(s, buf, sizeof(buf));
+    if (*s < '0' || *s > '9') return SHOAL_ERR_ENV; /* no sign, no blank */
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s) return SHOAL_ERR_ENV;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': mult = 1ull << 10; end++; break;
+    case 'm': case 'M': mult = 1ull << 20; end++; break;
+    case 'g': case 'G': mult = 1ull << 30; end++; break;
+    case 't': case 'T': mult = 1ull << 40; end++; break;
+    default: return SHOAL_ERR_ENV;
+    }
+    if (*end == 'b' || *end == 'B') end++; /* "64kB", "2GB" */
+    if (*end != '\0') return SHOAL_ERR_ENV;
+    if (v > SIZE_MAX / mult) return SHOAL_ERR_ENV;
+    *value_p = (size_t)(v * mult);
+    return SHOAL_SUCCESS;
+}
+
+int shoal__parse_int(const char *s, long *value_p)
+{
+    char buf[64], *end = NULL;
+    long v;
+
+    if (s == NULL) return SHOAL_ERR_ENV;
+    s = shoal__trim(s, buf, sizeof(buf));
+    if (*s == '\0') return SHOAL_ERR_ENV;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0') return SHOAL_ERR_ENV;
+    *value_p = v;
+    return SHOAL_SUCCESS;
+}
+
+int shoal__parse_double(const char *s, double *value_p)
+{
+    char buf[64], *end = NULL;
+    double v;
+
+    if (s == NULL) return SHOAL_ERR_ENV;
+    s = shoal__trim(s, buf, sizeof(buf));
+    if (*s == '\0') return SHOAL_ERR_ENV;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno != 0 || end == s || *end != '\0' || !isfinite(v)) return SHOAL_ERR_ENV;
+    *value_p = v;
+    return SHOAL_SUCCESS;
+}
+
+int shoal__parse_transports(const char *s, unsigned *mask_p, char *err, size_t err_len)
+{
+    char buf[256], *save = NULL, *tok;
+    unsigned mask = 0;
+
+    snprintf(buf, sizeof(buf), "%s", s ? s : "");
+    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        shoal_transport_id_t id;
+        if (shoal_transport_parse(tok, &id) != SHOAL_SUCCESS) {
+            snprintf(err, err_len, "unknown transport '%s' (expected cuda_ipc, shm, staged or mpi_rma)", tok);
+            return SHOAL_ERR_ENV;
+        }
+        if (id == SHOAL_TRANSPORT_SELF || id == SHOAL_TRANSPORT_MPI_RMA) {
+            snprintf(err, err_len, "transport '%s' cannot be disabled: it is the last resort", tok);
+            return SHOAL_ERR_ENV;
+        }
+        mask |= 1u << id;
+    }
+    *mask_p = mask;
+    return SHOAL_SUCCESS;
+}
+
+/* Record the first invalid variable in cfg->env_error. */
+static void shoal__env_bad(shoal_config_t *cfg, const char *name, const char *value, const char *expect)
+{
+    if (cfg->env_error[0] != '\0') return;
+    snprintf(cfg->env_error, sizeof(cfg->env_error), "SHOAL_%s=%s is invalid: expected %s", name, value, expect);
+}
+
+void shoal_config_init(shoal_config_t *cfg)
+{
+    const char *v;
+    size_t sz;
+    long l;
+    double d;
+
+    if (cfg == NULL) return;
+    memset(cfg, 0, sizeof(*cfg));
+    shoal__parse_size(shoal__env_find("HEAP_SIZE")->def, &cfg->heap_size);
+    cfg->heap_kind = SHOAL_HEAP_AUTO;
+    cfg->cuda_device = -1;
+    cfg->node_size = 0;
+    cfg->check = SHOAL_CHECK_BASIC;
+    shoal__parse_double(shoal__env_find("TIMEOUT")->def, &cfg->timeout);
+
+    v = shoal__env_str("HEAP_SIZE");
+    if (shoal__parse_size(v, &sz) != 0 || sz == 0)
+        shoal__env_bad(cfg, "HEAP_SIZE", v, "a positive size such as 512m or 2g");
+    else
+        cfg->heap_size = sz;
+
+    v = shoal__env_str("HEAP_KIND");
+    if (strcasecmp(v, "auto") == 0) cfg->heap_kind = SHOAL_HEAP_AUTO;
+    else if (strcasecmp(v, "host") == 0) cfg->heap_kind = SHOAL_HEAP_HOST;
+    else if (strcasecmp(v, "gpu") == 0) cfg->heap_kind = SHOAL_HEAP_GPU;
+    else shoal__env_bad(cfg, "HEAP_KIND", v, "auto, host or gpu");
+
+    v = shoal__env_str("CUDA_DEVICE");
+    if (shoal__parse_int(v, &l) != 0 || l < -1 || l > 1024) shoal__env_bad(cfg, "CUDA_DEVICE", v, "-1 or a device number");
+    else cfg->cuda_device = (int)l;
+
+    v = shoal__env_str("NODE_SIZE");
+    if (shoal__parse_int(v, &l) != 0 || l < 0 || l > (1L << 30)) shoal__env_bad(cfg, "NODE_SIZE", v, "0 or a positive number of ranks");
+    else cfg->node_size = (int)l;
+
+    v = shoal__env_str("CHECK");
+    if (strcasecmp(v, "off") == 0) cfg->check = SHOAL_CHECK_OFF;
+    else if (strcasecmp(v, "basic") == 0) cfg->check = SHOAL_CHECK_BASIC;
+    else if (strcasecmp(v, "full") == 0) cfg->check = SHOAL_CHECK_FULL;
+    else shoal__env_bad(cfg, "CHECK", v, "off, basic or full");
+
+    v = shoal__env_str("TIMEOUT");
+    if (shoal__parse_double(v, &d) != 0 || d < 0) shoal__env_bad(cfg, "TIMEOUT", v, "a number of seconds >= 0");
+    else cfg->timeout = d;
+
+    /* Parsed again at init; checked here so that one place reports every bad value. */
+    {
+        unsigned mask;
+        char err[128];
+        shoal_path_t level;
+        v = shoal__env_str("TRANSPORT_DISABLE");
+        if (shoal__parse_transports(v, &mask, err, sizeof(err)) != 0) shoal__env_bad(cfg, "TRANSPORT_DISABLE", v, err);
+        v = shoal__env_str("P2P_LEVEL");
+        if (shoal_path_parse(v, &level) != 0 || level == SHOAL_PATH_LOC || level == SHOAL_PATH_NET)
+            shoal__env_bad(cfg, "P2P_LEVEL", v, "NVL, PIX, PXB, PHB, NODE or SYS");
+    }
+}
+
+void shoal_env_print(FILE *out)
+{
+    if (out == NULL) out = stdout;
+    for (size_t i = 0; i < SHOAL__N_ENV; i++) {
+        const shoal__env_var_t *var = &shoal__env_vars[i];
+        char full[64];
+        const char *set;
+        snprintf(full, sizeof(full), "SHOAL_%s", var->name);
+        set = getenv(full);
+        if (set)
+            fprintf(out, "%-26s %-10s (set; default %s)\n    %s\n", full, set, var->def, var->doc);
+        else
+            fprintf(out, "%-26s %-10s (default)\n    %s\n", full, var->def, var->doc);
+    }
+}

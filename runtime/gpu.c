@@ -1,0 +1,308 @@
+/* GPU heap: device memory shared through CUDA IPC. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shoal_internal.h"
+
+#if !SHOAL_HAVE_CUDA
+
+int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p)
+{
+    (void)sh;
+    *have_gpu_p = false;
+    return SHOAL_SUCCESS;
+}
+
+static int shoal__no_cuda(shoal_t sh, const char *call)
+{
+    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "shoal was built without CUDA");
+}
+
+int shoal__heap_gpu_create(shoal_t sh) { return shoal__no_cuda(sh, "shoal_init"); }
+void shoal__heap_gpu_destroy(shoal_t sh) { (void)sh; }
+int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n)
+{
+    (void)ptr;
+    (void)n;
+    return shoal__no_cuda(sh, "shoal_calloc");
+}
+int shoal__gpu_quiet(shoal_t sh)
+{
+    (void)sh;
+    return SHOAL_SUCCESS;
+}
+int shoal__gpu_copy(shoal_t sh, void *dst, const void *src, size_t n, int nbi)
+{
+    (void)dst, (void)src, (void)n, (void)nbi;
+    return shoal__no_cuda(sh, "shoal_put");
+}
+int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+{
+    (void)pe, (void)off, (void)src, (void)n, (void)nbi;
+    return shoal__no_cuda(sh, "shoal_put");
+}
+int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+{
+    (void)pe, (void)off, (void)dst, (void)n, (void)nbi;
+    return shoal__no_cuda(sh, "shoal_get");
+}
+
+#else /* SHOAL_HAVE_CUDA */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "shoal_gpu.h"
+
+#define SHOAL__CUDA_CHECK(sh, call, expr)                                                \
+    do {                                                                                 \
+        cudaError_t e__ = (expr);                                                        \
+        if (SHOAL__UNLIKELY(e__ != cudaSuccess)) {                                       \
+            rc = shoal__cuda_error((sh), (call), #expr, e__);                            \
+            goto out;                                                                    \
+        }                                                                                \
+    } while (0)
+
+int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err)
+{
+    cudaGetLastError(); /* clear a sticky-free error so later calls start clean */
+    return shoal__error(sh, SHOAL_ERR_CUDA, call, "%s failed: %s (%s)", what, cudaGetErrorName(err),
+                        cudaGetErrorString(err));
+}
+
+/* Driver entry points, found through the runtime: no link against libcuda. */
+static int shoal__gpu_entry_points(shoal_t sh, struct shoal_gpu *g)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } eps[] = {
+        {"cuCtxGetCurrent", offsetof(struct shoal_gpu, ctx_get_current)},
+        {"cuStreamWriteValue32", offsetof(struct shoal_gpu, write_value32)},
+        {"cuStreamWaitValue32", offsetof(struct shoal_gpu, wait_value32)},
+        {"cuStreamBatchMemOp", offsetof(struct shoal_gpu, batch_mem_op)},
+    };
+    for (size_t i = 0; i < sizeof(eps) / sizeof(eps[0]); i++) {
+        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        void *fn = NULL;
+        cudaError_t err = cudaGetDriverEntryPointByVersion(eps[i].name, &fn, 12000, cudaEnableDefault, &q);
+        if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == NULL)
+            return shoal__error(sh, SHOAL_ERR_CUDA, "shoal_init", "driver entry point %s not found (%s)", eps[i].name,
+                                err != cudaSuccess ? cudaGetErrorString(err) : "symbol not found");
+        memcpy((char *)g + eps[i].offset, &fn, sizeof(fn));
+    }
+    return SHOAL_SUCCESS;
+}
+
+/* Pick the device: the configured one; else the one the application made
+ * current; else, when it made none current, node rank modulo the count. */
+int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p)
+{
+    static const char *call = "shoal_init";
+    struct shoal_gpu *g = NULL;
+    int count = 0, dev = 0, rc = SHOAL_SUCCESS;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    CUcontext ctx = NULL;
+
+    *have_gpu_p = false;
+    /* Without a driver this is an error (35), not 0 devices: both mean no GPU. */
+    if (err != cudaSuccess || count == 0) {
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "no GPU: cudaGetDeviceCount: %s",
+                   err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+        cudaGetLastError();
+        return SHOAL_SUCCESS;
+    }
+    g = calloc(1, sizeof(*g));
+    if (g == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    sh->gpu = g;
+    g->stream = NULL;
+    SHOAL__CHECK(shoal__gpu_entry_points(sh, g));
+    if (sh->cfg.cuda_device >= 0) {
+        if (sh->cfg.cuda_device >= count) {
+            rc = shoal__error(sh, SHOAL_ERR_NO_DEVICE, call, "CUDA device %d asked for, but only %d are visible",
+                              sh->cfg.cuda_device, count);
+            goto out;
+        }
+        dev = sh->cfg.cuda_device;
+    } else if (g->ctx_get_current(&ctx) == CUDA_SUCCESS && ctx != NULL) {
+        SHOAL__CUDA_CHECK(sh, call, cudaGetDevice(&dev));
+    } else {
+        dev = sh->node_rank % count;
+    }
+    SHOAL__CUDA_CHECK(sh, call, cudaSetDevice(dev));
+    g->device = dev;
+    SHOAL__CUDA_CHECK(sh, call, cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id), dev));
+    SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "using CUDA device %d (%s) of %d", dev, g->bus_id, count);
+    *have_gpu_p = true;
+out:
+    return rc;
+}
+
+/* What each PE publishes in the info window. */
+typedef struct shoal__gpu_info {
+    cudaIpcMemHandle_t handle; /* of the heap allocation (heap + control area) */
+    char bus_id[32];           /* its GPU's PCI bus id */
+    uint64_t heap_size;
+    int32_t device;
+} shoal__gpu_info_t;
+
+/* Open peer pe's heap if this PE may load/store it: same node, cuda_ipc
+ * allowed, and CUDA says the devices can reach each other. */
+static int shoal__gpu_open_peer(shoal_t sh, int pe, const shoal__gpu_info_t *info)
+{
+    static const char *call = "shoal_init";
+    struct shoal_gpu *g = sh->gpu;
+    int peer_dev = -1, can = 0, rc = SHOAL_SUCCESS;
+    void *ptr = NULL;
+    cudaError_t err;
+
+    if (sh->disabled & (1u << SHOAL_TRANSPORT_CUDA_IPC)) return SHOAL_SUCCESS;
+    if (cudaDeviceGetByPCIBusId(&peer_dev, info->bus_id) != cudaSuccess) {
+        cudaGetLastError();
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "PE %d's GPU %s is not visible here: no cuda_ipc", pe, info->bus_id);
+        return SHOAL_SUCCESS;
+    }
+    if (peer_dev != g->device) {
+        SHOAL__CUDA_CHECK(sh, call, cudaDeviceCanAccessPeer(&can, g->device, peer_dev));
+        if (!can) {
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "GPU %d cannot access GPU %d (PE %d): no cuda_ipc", g->device,
+                       peer_dev, pe);
+            return SHOAL_SUCCESS;
+        }
+    }
+    err = cudaIpcOpenMemHandle(&ptr, info->handle, cudaIpcMemLazyEnablePeerAccess);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot open PE %d's heap (GPU %s) with cudaIpcOpenMemHandle: %s",
+                            pe, info->bus_id, cudaGetErrorString(err));
+    }
+    sh->peer_base[pe] = ptr;
+    g->peer_ctrl[pe] = (char *)ptr + info->heap_size;
+out:
+    return rc;
+}
+
+int shoal__heap_gpu_create(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    struct shoal_gpu *g = sh->gpu;
+    shoal__gpu_info_t *mine = NULL, *peers = NULL;
+    void *base = NULL;
+    int rc = SHOAL_SUCCESS;
+    cudaError_t err;
+
+    g->info_win = MPI_WIN_NULL;
+    g->peer_ctrl = calloc((size_t)sh->n_pes, sizeof(char *));
+    peers = calloc((size_t)sh->node_size, sizeof(*peers));
+    if (g->peer_ctrl == NULL || peers == NULL) {
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+        goto out;
+    }
+    /* The heap and, behind it, this PE's control area: one allocation, one handle. */
+    err = cudaMalloc(&base, sh->heap_size + SHOAL__GPU_CTRL_BYTES);
+    if (err != cudaSuccess) {
+        size_t free_b = 0, total_b = 0;
+        cudaGetLastError();
+        cudaMemGetInfo(&free_b, &total_b);
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                          "cannot allocate a GPU heap of %zu bytes on device %d (%s): %s; %zu of %zu bytes free; "
+                          "lower SHOAL_HEAP_SIZE",
+                          sh->heap_size, g->device, g->bus_id, cudaGetErrorString(err), free_b, total_b);
+        goto out;
+    }
+    sh->heap_base = base;
+    g->ctrl = (char *)base + sh->heap_size;
+    sh->peer_base[sh->my_pe] = base;
+    g->peer_ctrl[sh->my_pe] = g->ctrl;
+    SHOAL__CUDA_CHECK(sh, call, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
+    SHOAL__CUDA_CHECK(sh, call, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+
+    /* Publish handle, bus id and size in the info window; read node peers'. */
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_allocate(sizeof(shoal__gpu_info_t), 1, MPI_INFO_NULL, sh->comm, &mine, &g->info_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(g->info_win, MPI_ERRORS_RETURN));
+    memset(mine, 0, sizeof(*mine));
+    SHOAL__CUDA_CHECK(sh, call, cudaIpcGetMemHandle(&mine->handle, base));
+    memcpy(mine->bus_id, g->bus_id, sizeof(mine->bus_id));
+    mine->heap_size = sh->heap_size;
+    mine->device = g->device;
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, g->info_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_sync(g->info_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Barrier(sh->comm));
+    for (int r = 0; r < sh->node_size; r++)
+        if (sh->node_pes[r] != sh->my_pe)
+            SHOAL__MPI_CHECK(sh, call, MPI_Get(&peers[r], sizeof(*peers), MPI_BYTE, sh->node_pes[r], 0, sizeof(*peers),
+                                               MPI_BYTE, g->info_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush_all(g->info_win));
+    for (int r = 0; r < sh->node_size; r++)
+        if (sh->node_pes[r] != sh->my_pe) SHOAL__CHECK(shoal__gpu_open_peer(sh, sh->node_pes[r], &peers[r]));
+out:
+    free(peers);
+    return rc;
+}
+
+void shoal__heap_gpu_destroy(shoal_t sh)
+{
+    struct shoal_gpu *g = sh->gpu;
+    if (g == NULL) return;
+    if (g->stream != NULL) {
+        cudaStreamSynchronize(g->stream);
+        cudaStreamDestroy(g->stream);
+    }
+    for (int pe = 0; g->peer_ctrl != NULL && pe < sh->n_pes; pe++)
+        if (pe != sh->my_pe && sh->peer_base != NULL && sh->peer_base[pe] != NULL) cudaIpcCloseMemHandle(sh->peer_base[pe]);
+    if (!sh->broken && g->info_win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(g->info_win);
+        MPI_Win_free(&g->info_win);
+    }
+    if (sh->heap_base != NULL) cudaFree(sh->heap_base);
+    cudaGetLastError();
+    sh->heap_base = NULL;
+    free(g->peer_ctrl);
+    free(g);
+    sh->gpu = NULL;
+}
+
+int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n)
+{
+    int rc = SHOAL_SUCCESS;
+    SHOAL__CUDA_CHECK(sh, "shoal_calloc", cudaMemsetAsync(ptr, 0, n, sh->gpu->stream));
+    SHOAL__CUDA_CHECK(sh, "shoal_calloc", cudaStreamSynchronize(sh->gpu->stream));
+out:
+    return rc;
+}
+
+int shoal__gpu_quiet(shoal_t sh)
+{
+    int rc = SHOAL_SUCCESS;
+    if (sh->gpu == NULL || !sh->gpu->stream_used) return SHOAL_SUCCESS;
+    SHOAL__CUDA_CHECK(sh, "shoal_quiet", cudaStreamSynchronize(sh->gpu->stream));
+    sh->gpu->stream_used = false;
+out:
+    return rc;
+}
+
+int shoal__gpu_copy(shoal_t sh, void *dst, const void *src, size_t n, int nbi)
+{
+    struct shoal_gpu *g = sh->gpu;
+    int rc = SHOAL_SUCCESS;
+    SHOAL__CUDA_CHECK(sh, nbi ? "shoal_put_nbi" : "shoal_put", cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, g->stream));
+    if (nbi) {
+        g->stream_used = true;
+    } else {
+        SHOAL__CUDA_CHECK(sh, "shoal_put", cudaStreamSynchronize(g->stream));
+        g->stream_used = false;
+    }
+out:
+    return rc;
+}
+
+int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+{
+    (void)off, (void)src, (void)n, (void)nbi;
+    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_put", "GPU heap of PE %d is not reachable over MPI RMA", pe);
+}
+int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+{
+    (void)off, (void)dst, (void)n, (void)nbi;
+    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_get", "GPU heap of PE %d is not reachable over MPI RMA", pe);
+}
+#endif

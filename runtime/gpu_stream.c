@@ -1,0 +1,134 @@
+/* Stream-ordered operations: copies on the caller's stream, and the
+ * stream barrier built from stream memory operations on peer flags. */
+#include <string.h>
+
+#include "shoal_internal.h"
+
+#if SHOAL_HAVE_CUDA
+#include "shoal_gpu.h"
+
+#define SHOAL__CUDA_CHECK(sh, call, expr)                                                \
+    do {                                                                                 \
+        cudaError_t e__ = (expr);                                                        \
+        if (SHOAL__UNLIKELY(e__ != cudaSuccess)) {                                       \
+            rc = shoal__cuda_error((sh), (call), #expr, e__);                            \
+            goto out;                                                                    \
+        }                                                                                \
+    } while (0)
+
+int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
+                         cudaStream_t stream)
+{
+    const void *remote = is_put ? dest : src;
+    int rc = SHOAL_SUCCESS;
+    char *peer;
+
+    if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
+        return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    if (SHOAL__UNLIKELY(n == 0)) return SHOAL_SUCCESS;
+    if (SHOAL__UNLIKELY(sh->heap_kind != SHOAL_HEAP_GPU || sh->peer_base[pe] == NULL)) {
+        /* Not stream-capable: wait for the stream, then move the data now. */
+        SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(stream));
+        return shoal__rma(sh, call, is_put, dest, src, n, pe, 0);
+    }
+    if (SHOAL__UNLIKELY((is_put ? src : dest) == NULL))
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%s buffer is NULL", is_put ? "source" : "destination");
+    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, remote, n)))
+        return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
+                            "%s range [%p, +%zu) is not inside the symmetric heap (target PE %d)",
+                            is_put ? "destination" : "source", remote, n, pe);
+    peer = sh->peer_base[pe] + ((const char *)remote - sh->heap_base);
+    if (is_put)
+        SHOAL__CUDA_CHECK(sh, call, cudaMemcpyAsync(peer, src, n, cudaMemcpyDefault, stream));
+    else
+        SHOAL__CUDA_CHECK(sh, call, cudaMemcpyAsync(dest, peer, n, cudaMemcpyDefault, stream));
+out:
+    return rc;
+}
+
+int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream)
+{
+    static const char *call = "shoal_quiet_on_stream";
+    struct shoal_gpu *g = sh->gpu;
+    cudaEvent_t ev = NULL;
+    int rc = SHOAL_SUCCESS;
+
+    /* Host-path operations complete now; internal-stream ones are joined. */
+    if (sh->tp_used & ~((1u << SHOAL_TRANSPORT_CUDA_IPC) | (1u << SHOAL_TRANSPORT_SELF))) {
+        SHOAL__CHECK(shoal__quiet(sh));
+    }
+    if (g == NULL || !g->stream_used) return SHOAL_SUCCESS;
+    SHOAL__CUDA_CHECK(sh, call, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    SHOAL__CUDA_CHECK(sh, call, cudaEventRecord(ev, g->stream));
+    SHOAL__CUDA_CHECK(sh, call, cudaStreamWaitEvent(stream, ev, 0));
+out:
+    if (ev != NULL) cudaEventDestroy(ev);
+    return rc;
+}
+
+/* Every node-local PE reachable through cuda_ipc: the barrier can run on the GPU. */
+static bool shoal__stream_barrier_on_gpu(shoal_t sh)
+{
+    if (sh->gpu == NULL || sh->n_nodes != 1 || sh->n_pes > SHOAL__GPU_MAX_FLAG_PES) return false;
+    for (int pe = 0; pe < sh->n_pes; pe++)
+        if (sh->gpu->peer_ctrl[pe] == NULL) return false;
+    return true;
+}
+
+int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
+{
+    static const char *call = "shoal_barrier_all_on_stream";
+    struct shoal_gpu *g = sh->gpu;
+    CUstreamBatchMemOpParams ops[64];
+    unsigned nops = 0;
+    uint32_t gen;
+    int rc = SHOAL_SUCCESS;
+    CUresult cr;
+
+    if (!shoal__stream_barrier_on_gpu(sh)) {
+        SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(stream));
+        return shoal__barrier_all(sh);
+    }
+    SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));
+    /* Flag word i of PE p's control area: the last generation PE i reached. */
+    gen = ++g->stream_gen;
+    for (int pe = 0; pe < sh->n_pes; pe++) {
+        CUstreamBatchMemOpParams *op;
+        if (pe == sh->my_pe) continue;
+        if (nops == sizeof(ops) / sizeof(ops[0])) {
+            cr = g->batch_mem_op(stream, nops, ops, 0);
+            if (cr != CUDA_SUCCESS) goto driver_fail;
+            nops = 0;
+        }
+        op = &ops[nops++];
+        memset(op, 0, sizeof(*op));
+        op->writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+        op->writeValue.address = (CUdeviceptr)(g->peer_ctrl[pe] + sizeof(uint32_t) * (size_t)sh->my_pe);
+        op->writeValue.value = gen;
+        op->writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+    }
+    for (int pe = 0; pe < sh->n_pes; pe++) {
+        CUstreamBatchMemOpParams *op;
+        if (pe == sh->my_pe) continue;
+        if (nops == sizeof(ops) / sizeof(ops[0])) {
+            cr = g->batch_mem_op(stream, nops, ops, 0);
+            if (cr != CUDA_SUCCESS) goto driver_fail;
+            nops = 0;
+        }
+        op = &ops[nops++];
+        memset(op, 0, sizeof(*op));
+        op->waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+        op->waitValue.address = (CUdeviceptr)(g->ctrl + sizeof(uint32_t) * (size_t)pe);
+        op->waitValue.value = gen;
+        op->waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+    }
+    if (nops > 0) {
+        cr = g->batch_mem_op(stream, nops, ops, 0);
+        if (cr != CUDA_SUCCESS) goto driver_fail;
+    }
+out:
+    return rc;
+driver_fail:
+    return shoal__error(sh, SHOAL_ERR_CUDA, call, "cuStreamBatchMemOp failed with CUresult %d", (int)cr);
+}
+#endif

@@ -1,0 +1,67 @@
+/* Collective allocation on the symmetric heap. The rendezvous checks that
+ * every PE asked for the same size (or freed the same block) before the
+ * deterministic allocator runs, so offsets stay identical everywhere. */
+#include <string.h>
+
+#include "shoal_internal.h"
+
+void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero)
+{
+    size_t off = 0;
+    int rc, status;
+
+    rc = shoal__rendezvous(sh, call, SHOAL__COLL_MALLOC, (uint64_t)size);
+    if (rc != SHOAL_SUCCESS) return NULL;
+    if (size == 0) return NULL;
+    status = shoal__alloc_get(&sh->alloc, size, align, &off);
+    if (status == SHOAL_ERR_HEAP_EXHAUSTED) {
+        shoal__error(sh, status, call,
+                     "symmetric heap exhausted: %zu bytes asked, %zu of %zu in use, largest free block %zu; "
+                     "raise SHOAL_HEAP_SIZE",
+                     size, sh->alloc.used, sh->alloc.size, shoal__alloc_largest_free(&sh->alloc));
+        return NULL;
+    }
+    if (status != SHOAL_SUCCESS) {
+        shoal__error(sh, status, call, "cannot allocate %zu bytes: %s", size, shoal_strerror(status));
+        return NULL;
+    }
+    if (zero) {
+        if (sh->heap_kind == SHOAL_HEAP_GPU) {
+            if (shoal__gpu_memset(sh, sh->heap_base + off, size) != SHOAL_SUCCESS) {
+                shoal__alloc_put(&sh->alloc, off);
+                return NULL;
+            }
+        } else {
+            memset(sh->heap_base + off, 0, size);
+        }
+        /* Nobody may put into it before every PE zeroed its copy. */
+        if (shoal__rendezvous(sh, call, SHOAL__COLL_MALLOC, size) != SHOAL_SUCCESS) return NULL;
+    }
+    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_HEAP, "%s(%zu) -> offset %zu", call, size, off);
+    return sh->heap_base + off;
+}
+
+int shoal__free(shoal_t sh, void *ptr)
+{
+    static const char *call = "shoal_free";
+    size_t off;
+    int rc;
+
+    if (ptr == NULL) return SHOAL_SUCCESS; /* like free(NULL); not collective */
+    /* A bad pointer still enters the rendezvous (as offset "none"), so a
+     * PE that frees something else gets a clear mismatch, not a hang. */
+    off = SIZE_MAX;
+    if (shoal__in_heap(sh, ptr, 1)) {
+        size_t user, avail, o = (size_t)((char *)ptr - sh->heap_base);
+        if (shoal__alloc_find(&sh->alloc, o, &user, &avail) == SHOAL_SUCCESS && user == o) off = o;
+    }
+    /* Quiet first: nothing of mine may still be landing in the block. */
+    rc = shoal__quiet(sh);
+    if (rc != SHOAL_SUCCESS) return rc;
+    rc = shoal__rendezvous(sh, call, SHOAL__COLL_FREE, off);
+    if (rc != SHOAL_SUCCESS) return rc;
+    if (off == SIZE_MAX)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "%p was not returned by shoal_malloc, or was already freed", ptr);
+    return shoal__alloc_put(&sh->alloc, off);
+}

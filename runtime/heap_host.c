@@ -1,0 +1,62 @@
+/* Host heap: one MPI shared window per node, so node peers load and store
+ * each other's segments directly, and an RMA window over the same memory
+ * for PEs on other nodes. */
+#include <stdlib.h>
+
+#include "shoal_internal.h"
+
+int shoal__heap_host_create(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    MPI_Info info = MPI_INFO_NULL;
+    void *base = NULL;
+    int rc = SHOAL_SUCCESS, need_rma = 0, any_rma = 0;
+
+    /* Separate segments per PE: each starts page-aligned on its own. */
+    SHOAL__MPI_CHECK(sh, call, MPI_Info_create(&info));
+    SHOAL__MPI_CHECK(sh, call, MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+    rc = MPI_Win_allocate_shared((MPI_Aint)sh->heap_size, 1, info, sh->node_comm, &base, &sh->shm_win);
+    if (rc != MPI_SUCCESS) {
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                          "cannot allocate a host heap of %zu bytes in shared memory (MPI_Win_allocate_shared "
+                          "failed); lower SHOAL_HEAP_SIZE or enlarge /dev/shm",
+                          sh->heap_size);
+        sh->shm_win = MPI_WIN_NULL;
+        goto out;
+    }
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(sh->shm_win, MPI_ERRORS_RETURN));
+    sh->heap_base = base;
+    for (int r = 0; r < sh->node_size; r++) {
+        MPI_Aint size;
+        int disp;
+        void *peer;
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_shared_query(sh->shm_win, r, &size, &disp, &peer));
+        sh->peer_base[sh->node_pes[r]] = peer;
+    }
+
+    /* The RMA window exists when some pair needs it: PEs on other nodes, or
+     * shm disabled. Every PE must take part in creating it. */
+    need_rma = sh->n_nodes > 1 || (sh->disabled & (1u << SHOAL_TRANSPORT_SHM));
+    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(&need_rma, &any_rma, 1, MPI_INT, MPI_MAX, sh->comm));
+    if (any_rma) {
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_create(sh->heap_base, (MPI_Aint)sh->heap_size, 1, MPI_INFO_NULL, sh->comm,
+                                                  &sh->rma_win));
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(sh->rma_win, MPI_ERRORS_RETURN));
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, sh->rma_win));
+        sh->rma_base = sh->heap_base;
+    }
+out:
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    return rc;
+}
+
+void shoal__heap_host_destroy(shoal_t sh)
+{
+    if (sh->broken) return; /* window frees are collective: peers are gone */
+    if (sh->rma_win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(sh->rma_win);
+        MPI_Win_free(&sh->rma_win);
+    }
+    if (sh->shm_win != MPI_WIN_NULL) MPI_Win_free(&sh->shm_win);
+    sh->heap_base = NULL;
+}

@@ -1,0 +1,392 @@
+/* Instance lifecycle: bootstrap on the caller's communicator, node
+ * discovery, heap creation, transport selection, finalize (also from
+ * MPI_Finalize through an attribute on MPI_COMM_SELF). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shoal_internal.h"
+
+/* Every instance ever created stays on this list: a finalized handle keeps
+ * its (small) struct, marked dead, so later calls on it fail cleanly
+ * instead of touching freed memory. */
+static pthread_mutex_t shoal__registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shoal__reg {
+    shoal_t sh;
+    struct shoal__reg *next;
+} *shoal__registry;
+
+static const shoal__transport_t *const shoal__transports[] = {
+    &shoal__transport_self, &shoal__transport_cuda_ipc, &shoal__transport_shm,
+    &shoal__transport_staged, &shoal__transport_mpi_rma,
+};
+
+static void shoal__registry_add_locked(struct shoal__reg *r, shoal_t sh)
+{
+    r->sh = sh;
+    r->next = shoal__registry;
+    shoal__registry = r;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: finalize whatever
+ * the application left alive, while MPI still works. */
+static int shoal__self_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    shoal_t sh = value;
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    if (shoal__live(sh) && !sh->in_finalize) {
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "finalizing an instance left alive at MPI_Finalize");
+        shoal__finalize(sh, true);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Split comm into nodes: PEs sharing memory, cut into blocks of node_size
+ * consecutive ranks when SHOAL_NODE_SIZE asks for it. */
+static int shoal__nodes_create(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    MPI_Comm by_block = MPI_COMM_NULL;
+    MPI_Group g_node = MPI_GROUP_NULL, g_comm = MPI_GROUP_NULL;
+    int *leaders = NULL;
+    int rc = SHOAL_SUCCESS, zero = 0, leader;
+
+    if (sh->cfg.node_size > 0) {
+        SHOAL__MPI_CHECK(sh, call, MPI_Comm_split(sh->comm, sh->my_pe / sh->cfg.node_size, sh->my_pe, &by_block));
+        SHOAL__MPI_CHECK(sh, call, MPI_Comm_split_type(by_block, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &sh->node_comm));
+    } else {
+        SHOAL__MPI_CHECK(sh, call, MPI_Comm_split_type(sh->comm, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &sh->node_comm));
+    }
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_set_errhandler(sh->node_comm, MPI_ERRORS_RETURN));
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_rank(sh->node_comm, &sh->node_rank));
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_size(sh->node_comm, &sh->node_size));
+
+    /* A node is named by its lowest PE (node rank 0, since we split by rank). */
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_group(sh->node_comm, &g_node));
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_group(sh->comm, &g_comm));
+    SHOAL__MPI_CHECK(sh, call, MPI_Group_translate_ranks(g_node, 1, &zero, g_comm, &leader));
+
+    sh->pe_node = calloc((size_t)sh->n_pes, sizeof(int));
+    sh->pe_node_rank = calloc((size_t)sh->n_pes, sizeof(int));
+    sh->node_pes = calloc((size_t)sh->node_size, sizeof(int));
+    leaders = calloc((size_t)sh->n_pes, sizeof(int));
+    if (!sh->pe_node || !sh->pe_node_rank || !sh->node_pes || !leaders) {
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot allocate the PE tables for %d PEs", sh->n_pes);
+        goto out;
+    }
+    SHOAL__MPI_CHECK(sh, call, MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, sh->comm));
+    SHOAL__MPI_CHECK(sh, call, MPI_Allgather(&sh->node_rank, 1, MPI_INT, sh->pe_node_rank, 1, MPI_INT, sh->comm));
+    /* Number nodes in order of their leaders: PE p leads a node iff leaders[p] == p. */
+    sh->n_nodes = 0;
+    for (int p = 0; p < sh->n_pes; p++) {
+        if (leaders[p] == p) sh->pe_node[p] = sh->n_nodes++;
+    }
+    for (int p = 0; p < sh->n_pes; p++) {
+        sh->pe_node[p] = sh->pe_node[leaders[p]];
+        if (leaders[p] == leader) sh->node_pes[sh->pe_node_rank[p]] = p;
+    }
+    sh->node_id = sh->pe_node[sh->my_pe];
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_split(sh->comm, sh->node_rank == 0 ? 0 : MPI_UNDEFINED, sh->my_pe, &sh->leader_comm));
+    if (sh->leader_comm != MPI_COMM_NULL)
+        SHOAL__MPI_CHECK(sh, call, MPI_Comm_set_errhandler(sh->leader_comm, MPI_ERRORS_RETURN));
+    SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "node %d of %d, node rank %d of %d", sh->node_id, sh->n_nodes,
+               sh->node_rank, sh->node_size);
+out:
+    free(leaders);
+    if (g_node != MPI_GROUP_NULL) MPI_Group_free(&g_node);
+    if (g_comm != MPI_GROUP_NULL) MPI_Group_free(&g_comm);
+    if (by_block != MPI_COMM_NULL) MPI_Comm_free(&by_block);
+    return rc;
+}
+
+/* The node's control block: one shared window, all of it on node rank 0. */
+static int shoal__ctrl_create(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    MPI_Aint size = 0;
+    int disp = 0, rc = SHOAL_SUCCESS;
+    void *base = NULL;
+    size_t bytes = sizeof(shoal__node_ctrl_t) + (size_t)sh->node_size * sizeof(shoal__pe_slot_t);
+
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_allocate_shared(sh->node_rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL,
+                                                       sh->node_comm, &base, &sh->ctrl_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_shared_query(sh->ctrl_win, 0, &size, &disp, &base));
+    sh->ctrl = base;
+    if (sh->node_rank == 0) {
+        atomic_init(&sh->ctrl->release, 0);
+        atomic_init(&sh->ctrl->verdict, 0);
+        for (int r = 0; r < sh->node_size; r++) {
+            atomic_init(&sh->ctrl->slot[r].arrived, 0);
+            atomic_init(&sh->ctrl->slot[r].coll, SHOAL__COLL_NONE);
+            atomic_init(&sh->ctrl->slot[r].arg, 0);
+        }
+    }
+    /* Nobody touches the block before its owner initialized it. */
+    SHOAL__MPI_CHECK(sh, call, MPI_Barrier(sh->node_comm));
+out:
+    return rc;
+}
+
+/* Every PE must agree on the heap: same size, same kind. Names the outliers. */
+static int shoal__check_heap_symmetric(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    long long mine[2] = {(long long)sh->heap_size, sh->heap_kind}, *all = NULL;
+    int rc = SHOAL_SUCCESS, bad = 0;
+    char msg[512];
+    size_t len = 0;
+
+    all = malloc(2 * sizeof(long long) * (size_t)sh->n_pes);
+    if (all == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    SHOAL__MPI_CHECK(sh, call, MPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, sh->comm));
+    msg[0] = '\0';
+    for (int p = 0; p < sh->n_pes; p++) {
+        if (all[2 * p] == all[0] && all[2 * p + 1] == all[1]) continue;
+        if (bad++ == 0)
+            len += (size_t)snprintf(msg + len, sizeof(msg) - len, "PE 0 has a %s heap of %lld bytes but",
+                                    all[1] == SHOAL_HEAP_GPU ? "GPU" : "host", all[0]);
+        if (len < sizeof(msg))
+            len += (size_t)snprintf(msg + len, sizeof(msg) - len, " PE %d has %s %lld;", p,
+                                    all[2 * p + 1] == SHOAL_HEAP_GPU ? "GPU" : "host", all[2 * p]);
+    }
+    if (bad)
+        rc = shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
+                          "the symmetric heap differs between PEs: %s set the same SHOAL_HEAP_SIZE, SHOAL_HEAP_KIND "
+                          "and config on every PE",
+                          msg);
+out:
+    free(all);
+    return rc;
+}
+
+static int shoal__transports_select(shoal_t sh)
+{
+    sh->pe_tp = calloc((size_t)sh->n_pes, sizeof(*sh->pe_tp));
+    if (sh->pe_tp == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, "shoal_init", "out of memory");
+    for (int pe = 0; pe < sh->n_pes; pe++) {
+        for (size_t i = 0; i < sizeof(shoal__transports) / sizeof(shoal__transports[0]); i++) {
+            const shoal__transport_t *tp = shoal__transports[i];
+            if ((sh->disabled & (1u << tp->id)) || !tp->can_connect(sh, pe)) continue;
+            sh->pe_tp[pe] = tp;
+            break;
+        }
+        if (sh->pe_tp[pe] == NULL)
+            return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_init",
+                                "no transport reaches PE %d (node %d) from this %s heap: %s", pe, sh->pe_node[pe],
+                                sh->heap_kind == SHOAL_HEAP_GPU ? "GPU" : "host",
+                                sh->heap_kind == SHOAL_HEAP_GPU
+                                    ? "GPU heaps need cuda_ipc between every pair (the staged and inter-node "
+                                      "GPU paths are not available yet); use SHOAL_HEAP_KIND=host"
+                                    : "every transport that applies is disabled");
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "PE %d -> %s", pe, sh->pe_tp[pe]->name);
+    }
+    return SHOAL_SUCCESS;
+}
+
+/* Checks what shoal_init is given; nothing is created yet. */
+static int shoal__init_check(MPI_Comm comm, const shoal_config_t *cfg)
+{
+    static const char *call = "shoal_init";
+    int flag = 0;
+
+    if (MPI_Initialized(&flag) != MPI_SUCCESS || !flag)
+        return shoal__error(NULL, SHOAL_ERR_MPI_STATE, call,
+                            "MPI is not initialized: call MPI_Init or MPI_Init_thread before shoal_init");
+    if (MPI_Finalized(&flag) != MPI_SUCCESS || flag)
+        return shoal__error(NULL, SHOAL_ERR_MPI_STATE, call, "MPI is already finalized");
+    if (comm == MPI_COMM_NULL)
+        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "communicator is MPI_COMM_NULL");
+    if (cfg->env_error[0] != '\0') return shoal__error(NULL, SHOAL_ERR_ENV, call, "%s", cfg->env_error);
+    if (cfg->heap_size == 0) return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config heap_size is 0");
+    if (cfg->heap_kind < SHOAL_HEAP_AUTO || cfg->heap_kind > SHOAL_HEAP_GPU)
+        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config heap_kind %d is not SHOAL_HEAP_AUTO, HOST or GPU",
+                            cfg->heap_kind);
+    if (cfg->check < SHOAL_CHECK_OFF || cfg->check > SHOAL_CHECK_FULL)
+        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config check %d is not a SHOAL_CHECK_* value", cfg->check);
+    if (!(cfg->timeout >= 0))
+        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config timeout %g is negative", cfg->timeout);
+    if (cfg->node_size < 0)
+        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config node_size %d is negative", cfg->node_size);
+    return SHOAL_SUCCESS;
+}
+
+/* Every PE learns whether any PE failed the phase just run, and which:
+ * init's phases are collective, so either all go on or all clean up. */
+static int shoal__agree(shoal_t sh, int rc)
+{
+    struct {
+        int status;
+        int pe;
+    } mine = {rc, sh->my_pe}, worst;
+
+    if (MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, sh->comm) != MPI_SUCCESS) {
+        sh->broken = true;
+        return rc ? rc : shoal__error(sh, SHOAL_ERR_MPI, "shoal_init", "cannot agree on the outcome of init");
+    }
+    if (worst.status < 0 && rc == SHOAL_SUCCESS)
+        return shoal__error(sh, worst.status, "shoal_init", "PE %d failed to initialize (%s); see its message",
+                            worst.pe, shoal_strerror(worst.status));
+    return worst.status < 0 ? rc : SHOAL_SUCCESS;
+}
+
+#define SHOAL__PHASE(expr)                                                               \
+    do {                                                                                 \
+        rc = shoal__agree(sh, (expr));                                                   \
+        if (rc != SHOAL_SUCCESS) goto out;                                               \
+    } while (0)
+
+int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
+{
+    static const char *call = "shoal_init";
+    shoal_config_t cfg_default;
+    const shoal_config_t *cfg = cfg_in;
+    struct shoal__reg *reg = NULL;
+    shoal_t sh = NULL;
+    unsigned disabled = 0;
+    shoal_path_t p2p_level = SHOAL_PATH_SYS;
+    int rc, inter = 0;
+    char err[160];
+
+    shoal__log_init();
+    if (sh_p == NULL) return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "sh_p is NULL");
+    if (cfg == NULL) {
+        shoal_config_init(&cfg_default);
+        cfg = &cfg_default;
+    }
+    rc = shoal__init_check(comm, cfg);
+    if (rc) return rc;
+    if (shoal__parse_transports(shoal__env_str("TRANSPORT_DISABLE"), &disabled, err, sizeof(err)) != SHOAL_SUCCESS)
+        return shoal__error(NULL, SHOAL_ERR_ENV, call, "SHOAL_TRANSPORT_DISABLE: %s", err);
+    if (shoal_path_parse(shoal__env_str("P2P_LEVEL"), &p2p_level) != SHOAL_SUCCESS)
+        return shoal__error(NULL, SHOAL_ERR_ENV, call, "SHOAL_P2P_LEVEL=%s is not NVL, PIX, PXB, PHB, NODE or SYS",
+                            shoal__env_str("P2P_LEVEL"));
+
+    sh = calloc(1, sizeof(*sh));
+    reg = calloc(1, sizeof(*reg));
+    if (sh == NULL || reg == NULL) {
+        free(sh);
+        free(reg);
+        return shoal__error(NULL, SHOAL_ERR_NO_MEMORY, call, "cannot allocate an instance");
+    }
+    sh->magic = SHOAL__MAGIC_LIVE;
+    sh->cfg = *cfg;
+    sh->disabled = disabled;
+    sh->p2p_level = p2p_level;
+    sh->comm = sh->node_comm = sh->leader_comm = MPI_COMM_NULL;
+    sh->shm_win = sh->rma_win = sh->ctrl_win = MPI_WIN_NULL;
+    sh->keyval = MPI_KEYVAL_INVALID;
+    sh->my_pe = -1;
+
+    /* Errors on the caller's communicator are the caller's: a bad handle
+     * still goes to its handler. Everything after uses the duplicate. */
+    rc = MPI_Comm_dup(comm, &sh->comm);
+    if (rc != MPI_SUCCESS) {
+        rc = shoal__mpi_error(NULL, call, "MPI_Comm_dup", rc);
+        free(sh);
+        free(reg);
+        return rc;
+    }
+    if (MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        MPI_Comm_test_inter(sh->comm, &inter) != MPI_SUCCESS || inter ||
+        MPI_Comm_rank(sh->comm, &sh->my_pe) != MPI_SUCCESS || MPI_Comm_size(sh->comm, &sh->n_pes) != MPI_SUCCESS) {
+        MPI_Comm_free(&sh->comm);
+        free(sh);
+        free(reg);
+        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "%s",
+                            inter ? "an intercommunicator cannot host an instance" : "cannot query the communicator");
+    }
+    shoal__log_set_pe(sh->my_pe);
+
+    SHOAL__PHASE(shoal__nodes_create(sh));
+    SHOAL__PHASE(shoal__ctrl_create(sh));
+
+    /* Where the heap lives. AUTO takes the GPU when this PE has one. */
+    sh->heap_kind = sh->cfg.heap_kind;
+    sh->heap_size = sh->cfg.heap_size;
+    if (sh->heap_kind != SHOAL_HEAP_HOST) {
+        bool have_gpu = false;
+        rc = shoal__gpu_probe(sh, &have_gpu);
+        if (rc == SHOAL_SUCCESS && !have_gpu && sh->heap_kind == SHOAL_HEAP_GPU)
+            rc = shoal__error(sh, SHOAL_ERR_NO_DEVICE, call, "a GPU heap was asked for but this PE has no usable GPU%s",
+                              SHOAL_HAVE_CUDA ? "" : " (shoal was built without CUDA)");
+        SHOAL__PHASE(rc);
+        sh->heap_kind = have_gpu ? SHOAL_HEAP_GPU : SHOAL_HEAP_HOST;
+    }
+    SHOAL__PHASE(shoal__check_heap_symmetric(sh));
+    sh->peer_base = calloc((size_t)sh->n_pes, sizeof(char *));
+    rc = sh->peer_base ? SHOAL_SUCCESS : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    if (rc == SHOAL_SUCCESS)
+        rc = shoal__alloc_init(&sh->alloc, sh->heap_size, sh->heap_kind == SHOAL_HEAP_GPU ? 256 : 64);
+    SHOAL__PHASE(rc);
+    SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
+    SHOAL__PHASE(shoal__transports_select(sh));
+
+    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, shoal__self_delete, &sh->keyval, NULL);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, sh->keyval, sh);
+    SHOAL__PHASE(rc == MPI_SUCCESS ? SHOAL_SUCCESS : shoal__mpi_error(sh, call, "MPI_Comm_set_attr", rc));
+
+    pthread_mutex_lock(&shoal__registry_lock);
+    shoal__registry_add_locked(reg, sh);
+    pthread_mutex_unlock(&shoal__registry_lock);
+    SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "instance ready: %d PEs, %d nodes, %s heap of %zu bytes", sh->n_pes,
+               sh->n_nodes, sh->heap_kind == SHOAL_HEAP_GPU ? "GPU" : "host", sh->heap_size);
+    *sh_p = sh;
+    return SHOAL_SUCCESS;
+
+out:
+    /* Every PE agreed to fail (or could not agree: broken), so cleanup is
+     * collective where possible. The message moves to the global slot. */
+    {
+        char msg[sizeof(sh->err)];
+        snprintf(msg, sizeof(msg), "%s", sh->err);
+        shoal__finalize(sh, false);
+        free(sh);
+        free(reg);
+        shoal__log_set_pe(-1);
+        shoal__error(NULL, rc, NULL, "%s", msg);
+        return rc;
+    }
+}
+
+/* Releases what init created, in reverse. Collective unless the instance
+ * is broken (a peer vanished): then only local resources go. */
+int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
+{
+    static const char *call = "shoal_finalize";
+    int rc = SHOAL_SUCCESS;
+
+    sh->in_finalize = true;
+    if (!sh->broken && sh->pe_tp != NULL) {
+        rc = shoal__quiet(sh);
+        if (rc == SHOAL_SUCCESS) rc = shoal__rendezvous(sh, call, SHOAL__COLL_FINALIZE, 0);
+        if (rc != SHOAL_SUCCESS) sh->broken = true;
+    }
+    if (sh->gpu != NULL) shoal__heap_gpu_destroy(sh);
+    shoal__heap_host_destroy(sh);
+    shoal__alloc_fini(&sh->alloc);
+    if (!sh->broken) {
+        if (sh->ctrl_win != MPI_WIN_NULL) MPI_Win_free(&sh->ctrl_win);
+        if (sh->leader_comm != MPI_COMM_NULL) MPI_Comm_free(&sh->leader_comm);
+        if (sh->node_comm != MPI_COMM_NULL) MPI_Comm_free(&sh->node_comm);
+        if (sh->comm != MPI_COMM_NULL) MPI_Comm_free(&sh->comm);
+    }
+    if (sh->keyval != MPI_KEYVAL_INVALID) {
+        /* Deleting the attribute runs shoal__self_delete, which sees in_finalize. */
+        if (!from_mpi_finalize) MPI_Comm_delete_attr(MPI_COMM_SELF, sh->keyval);
+        MPI_Comm_free_keyval(&sh->keyval);
+    }
+    free(sh->pe_tp);
+    free(sh->peer_base);
+    free(sh->pe_node);
+    free(sh->pe_node_rank);
+    free(sh->node_pes);
+    sh->pe_tp = NULL;
+    sh->peer_base = NULL;
+    sh->ctrl = NULL;
+    sh->magic = SHOAL__MAGIC_DEAD;
+    (void)call;
+    return rc;
+}

@@ -1,0 +1,67 @@
+/* SHOAL_DEBUG / SHOAL_DEBUG_SUBSYS logging. Silent unless asked. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "shoal_internal.h"
+
+int shoal__log_level = -1;
+unsigned shoal__log_subsys = SHOAL__SUB_ALL;
+static pthread_once_t shoal__log_once = PTHREAD_ONCE_INIT;
+static _Thread_local int shoal__log_pe = -1;
+static char shoal__hostname[64];
+
+static void shoal__log_setup(void)
+{
+    const char *lvl = shoal__env_str("DEBUG");
+    const char *sub = shoal__env_str("DEBUG_SUBSYS");
+    int level = SHOAL__LOG_NONE;
+
+    if (strcasecmp(lvl, "WARN") == 0) level = SHOAL__LOG_WARN;
+    else if (strcasecmp(lvl, "INFO") == 0) level = SHOAL__LOG_INFO;
+    else if (strcasecmp(lvl, "TRACE") == 0) level = SHOAL__LOG_TRACE;
+    else if (lvl[0] != '\0')
+        fprintf(stderr, "shoal: ignoring SHOAL_DEBUG=%s (expected WARN, INFO or TRACE)\n", lvl);
+
+    if (strcasecmp(sub, "ALL") != 0) {
+        char buf[256], *save = NULL, *tok;
+        unsigned mask = 0;
+        snprintf(buf, sizeof(buf), "%s", sub);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+#define SHOAL__SUB_MATCH(name, bit)                                                      \
+    if (strcasecmp(tok, #name) == 0) { mask |= (bit); continue; }
+            SHOAL__SUBSYS_MAP(SHOAL__SUB_MATCH)
+#undef SHOAL__SUB_MATCH
+            if (level) fprintf(stderr, "shoal: SHOAL_DEBUG_SUBSYS: unknown subsystem '%s'\n", tok);
+        }
+        shoal__log_subsys = mask;
+    }
+    if (gethostname(shoal__hostname, sizeof(shoal__hostname)) != 0) snprintf(shoal__hostname, sizeof(shoal__hostname), "?");
+    shoal__hostname[sizeof(shoal__hostname) - 1] = '\0';
+    shoal__log_level = level;
+}
+
+void shoal__log_init(void) { pthread_once(&shoal__log_once, shoal__log_setup); }
+
+void shoal__log_set_pe(int pe) { shoal__log_pe = pe; }
+
+void shoal__log(int level, unsigned subsys, const char *fmt, ...)
+{
+    static const char *names[] = {"", "WARN", "INFO", "TRACE"};
+    char line[1024];
+    int n;
+    va_list ap;
+
+    if (shoal__log_level < 0) shoal__log_init();
+    if (level > shoal__log_level || !(subsys & shoal__log_subsys)) return;
+    n = snprintf(line, sizeof(line), "%s:%d:%d shoal %s ", shoal__hostname, (int)getpid(), shoal__log_pe,
+                 names[level]);
+    if (n < 0 || (size_t)n >= sizeof(line)) n = 0;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", line);
+}

@@ -1,0 +1,38 @@
+/* GPU heap state shared by runtime/gpu.c, the cuda_ipc transport and the
+ * stream-ordered API. CUDA builds only. */
+#ifndef SHOAL_GPU_H
+#define SHOAL_GPU_H
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "shoal_internal.h"
+
+/* Bytes behind each PE's heap for its control words: stream-barrier flags,
+ * one 32-bit word per PE (so at most this / 4 PEs use the GPU barrier). */
+#define SHOAL__GPU_CTRL_BYTES ((size_t)64 << 10)
+#define SHOAL__GPU_MAX_FLAG_PES ((int)(SHOAL__GPU_CTRL_BYTES / sizeof(uint32_t)))
+
+struct shoal_gpu {
+    int device;          /* CUDA ordinal in this process */
+    char bus_id[32];     /* its PCI bus id */
+    cudaStream_t stream; /* internal copies */
+    bool stream_used;    /* copies possibly outstanding on it */
+    char *ctrl;          /* my control area (device memory, right after the heap) */
+    char **peer_ctrl;    /* per PE: its control area mapped here, or NULL */
+    uint32_t stream_gen; /* generation of the last stream barrier */
+    MPI_Win info_win;    /* every PE's IPC handle, bus id and heap size */
+
+    CUresult (*ctx_get_current)(CUcontext *);
+    CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+    CUresult (*wait_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+    CUresult (*batch_mem_op)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
+};
+
+SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,
+                                       size_t n, int pe, cudaStream_t stream);
+SHOAL__HIDDEN int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream);
+SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
+SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
+
+#endif /* SHOAL_GPU_H */

@@ -1,0 +1,285 @@
+/*
+ * shoal runtime internals: the instance, the transports' ops table, the
+ * allocator, the collective rendezvous, errors, logging and the environment.
+ * Everything here is hidden from the library's users.
+ */
+#ifndef SHOAL_INTERNAL_H
+#define SHOAL_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shoal.h"
+#include "shoal_topo.h"
+
+#ifndef SHOAL_HAVE_CUDA
+#define SHOAL_HAVE_CUDA 0
+#endif
+
+#define SHOAL__HIDDEN __attribute__((visibility("hidden")))
+#define SHOAL__LIKELY(x) __builtin_expect(!!(x), 1)
+#define SHOAL__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SHOAL__CACHELINE 64
+
+/* ---------------------------------------------------------------- errors */
+
+/* Record an error on sh (or, for NULL, in this thread's global slot):
+ * "PE <pe>: <call>: <message>". Logs it at WARN and returns status. */
+SHOAL__HIDDEN int shoal__error(shoal_t sh, int status, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Turn an MPI return code into a status, recording MPI's own message. */
+SHOAL__HIDDEN int shoal__mpi_error(shoal_t sh, const char *call, const char *what, int mpi_rc);
+#define SHOAL__MPI_CHECK(sh, call, expr)                                                 \
+    do {                                                                                 \
+        int mpi_rc__ = (expr);                                                           \
+        if (SHOAL__UNLIKELY(mpi_rc__ != MPI_SUCCESS)) {                                  \
+            rc = shoal__mpi_error((sh), (call), #expr, mpi_rc__);                        \
+            goto out;                                                                    \
+        }                                                                                \
+    } while (0)
+/* Propagate a failing status; at INFO level log the hop, so a failure prints
+ * a short backtrace. */
+#define SHOAL__CHECK(expr)                                                               \
+    do {                                                                                 \
+        rc = (expr);                                                                     \
+        if (SHOAL__UNLIKELY(rc < 0)) {                                                   \
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ALL, "%s:%d: %s -> %d", __FILE__,     \
+                       __LINE__, #expr, rc);                                             \
+            goto out;                                                                    \
+        }                                                                                \
+    } while (0)
+
+/* ---------------------------------------------------------------- logging */
+
+enum { SHOAL__LOG_NONE = 0, SHOAL__LOG_WARN = 1, SHOAL__LOG_INFO = 2, SHOAL__LOG_TRACE = 3 };
+
+#define SHOAL__SUBSYS_MAP(X)                                                             \
+    X(INIT, 0x01)                                                                        \
+    X(TOPO, 0x02)                                                                        \
+    X(HEAP, 0x04)                                                                        \
+    X(RMA, 0x08)                                                                         \
+    X(COLL, 0x10)                                                                        \
+    X(CUDA, 0x20)                                                                        \
+    X(ENV, 0x40)
+enum {
+#define SHOAL__SUB_ENUM(name, bit) SHOAL__SUB_##name = (bit),
+    SHOAL__SUBSYS_MAP(SHOAL__SUB_ENUM)
+#undef SHOAL__SUB_ENUM
+        SHOAL__SUB_ALL = 0x7f
+};
+
+extern SHOAL__HIDDEN int shoal__log_level;      /* -1 until first use */
+extern SHOAL__HIDDEN unsigned shoal__log_subsys;
+SHOAL__HIDDEN void shoal__log_init(void);
+SHOAL__HIDDEN void shoal__log(int level, unsigned subsys, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* PE printed in log prefixes for this thread's current instance (-1: none). */
+SHOAL__HIDDEN void shoal__log_set_pe(int pe);
+#define SHOAL__LOG(level, subsys, ...)                                                   \
+    do {                                                                                 \
+        if (SHOAL__UNLIKELY(shoal__log_level != 0)) shoal__log((level), (subsys), __VA_ARGS__); \
+    } while (0)
+
+/* ---------------------------------------------------------------- environment */
+
+enum { SHOAL__ENV_SIZE, SHOAL__ENV_INT, SHOAL__ENV_DOUBLE, SHOAL__ENV_STR };
+
+/* Every environment variable shoal reads: X(NAME, TYPE, DEFAULT, DOC). */
+#define SHOAL_ENV_TABLE(X)                                                               \
+    X(HEAP_SIZE, SIZE, "256m", "bytes of symmetric heap per PE (suffixes k, m, g)")      \
+    X(HEAP_KIND, STR, "auto", "where the heap lives: auto, host or gpu")                 \
+    X(CUDA_DEVICE, INT, "-1", "CUDA device of this PE; -1 takes the current device")     \
+    X(NODE_SIZE, INT, "0", "if > 0, consecutive blocks of N ranks act as separate nodes") \
+    X(CHECK, STR, "basic", "argument and symmetry checks: off, basic or full")           \
+    X(TIMEOUT, DOUBLE, "300", "seconds a collective waits for its peers; 0 waits forever") \
+    X(TRANSPORT_DISABLE, STR, "", "transports never to use, e.g. cuda_ipc,shm")          \
+    X(P2P_LEVEL, STR, "SYS", "worst GPU path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS") \
+    X(TOPO_FILE, STR, "", "hwloc XML to load instead of the live machine")               \
+    X(DEBUG, STR, "", "log level: WARN, INFO or TRACE (silent when unset)")              \
+    X(DEBUG_SUBSYS, STR, "ALL", "subsystems to log: INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV or ALL")
+
+/* Parsers shared by the environment and the tests. 0 or SHOAL_ERR_ENV. */
+SHOAL__HIDDEN int shoal__parse_size(const char *s, size_t *value_p);
+SHOAL__HIDDEN int shoal__parse_int(const char *s, long *value_p);
+SHOAL__HIDDEN int shoal__parse_double(const char *s, double *value_p);
+/* Value of SHOAL_<name> from the environment, else the table default. */
+SHOAL__HIDDEN const char *shoal__env_str(const char *name);
+/* Parse a comma list of transport names into a mask; error text in err. */
+SHOAL__HIDDEN int shoal__parse_transports(const char *s, unsigned *mask_p, char *err, size_t err_len);
+
+/* ---------------------------------------------------------------- allocator */
+
+/* First-fit allocator over offsets [0, size). Every PE runs the same one on
+ * the same requests, so allocations land at the same offsets everywhere. */
+typedef struct shoal__block {
+    size_t off;  /* start offset */
+    size_t size; /* bytes, including alignment padding absorbed at the front */
+    size_t user; /* offset returned to the user (>= off) */
+    bool used;
+} shoal__block_t;
+
+typedef struct shoal__alloc {
+    shoal__block_t *blocks; /* sorted by offset, covering [0, size) */
+    size_t n, cap;
+    size_t size;
+    size_t used; /* bytes in used blocks */
+    size_t min_align;
+} shoal__alloc_t;
+
+SHOAL__HIDDEN int shoal__alloc_init(shoal__alloc_t *a, size_t size, size_t min_align);
+SHOAL__HIDDEN void shoal__alloc_fini(shoal__alloc_t *a);
+/* Offset of a new block in *off_p; SHOAL_ERR_HEAP_EXHAUSTED or NO_MEMORY. */
+SHOAL__HIDDEN int shoal__alloc_get(shoal__alloc_t *a, size_t size, size_t align, size_t *off_p);
+/* Release the block starting at user offset off; SHOAL_ERR_INVALID_ARG if none. */
+SHOAL__HIDDEN int shoal__alloc_put(shoal__alloc_t *a, size_t off);
+/* The used block containing offset off: its user offset and usable size. */
+SHOAL__HIDDEN int shoal__alloc_find(const shoal__alloc_t *a, size_t off, size_t *user_p, size_t *size_p);
+SHOAL__HIDDEN size_t shoal__alloc_largest_free(const shoal__alloc_t *a);
+
+/* ---------------------------------------------------------------- transports */
+
+/* One transport: how this PE reaches a peer. Offsets are into the peer's heap.
+ * nbi: 0 = blocking (put returns when src is reusable), 1 = complete at quiet. */
+typedef struct shoal__transport {
+    const char *name;
+    shoal_transport_id_t id;
+    /* Can this PE reach pe this way? (sh->pe_tp is not set yet when asked.) */
+    bool (*can_connect)(shoal_t sh, int pe);
+    int (*put)(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi);
+    int (*get)(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi);
+    /* Complete every operation issued through this transport. */
+    int (*quiet)(shoal_t sh);
+} shoal__transport_t;
+
+extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_self;
+extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_cuda_ipc;
+extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_shm;
+extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_staged;
+extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_mpi_rma;
+
+/* ---------------------------------------------------------------- collectives */
+
+/* What a PE is waiting in, published for timeout and mismatch messages. */
+#define SHOAL__COLL_MAP(X)                                                               \
+    X(NONE, "nothing")                                                                   \
+    X(BARRIER_ALL, "shoal_barrier_all")                                                  \
+    X(SYNC_ALL, "shoal_sync_all")                                                        \
+    X(MALLOC, "shoal_malloc")                                                            \
+    X(FREE, "shoal_free")                                                                \
+    X(FINALIZE, "shoal_finalize")                                                        \
+    X(BARRIER_STREAM, "shoal_barrier_all_on_stream")
+enum {
+#define SHOAL__COLL_ENUM(name, str) SHOAL__COLL_##name,
+    SHOAL__COLL_MAP(SHOAL__COLL_ENUM)
+#undef SHOAL__COLL_ENUM
+        SHOAL__COLL_COUNT
+};
+SHOAL__HIDDEN const char *shoal__coll_name(int coll);
+
+/* A PE's slot in its node's control block (one cache line each). */
+typedef struct shoal__pe_slot {
+    _Atomic uint64_t arrived; /* generation of the last rendezvous entered */
+    _Atomic uint32_t coll;    /* SHOAL__COLL_* it entered */
+    _Atomic uint64_t arg;     /* its argument (size, offset) for symmetry checks */
+    char pad[SHOAL__CACHELINE - 24];
+} shoal__pe_slot_t;
+
+/* Per-node control block in the node's shared window. */
+typedef struct shoal__node_ctrl {
+    _Atomic uint64_t release; /* last generation the leader released */
+    _Atomic int32_t verdict;  /* 0, or the status of the released generation */
+    char pad[SHOAL__CACHELINE - 12];
+    shoal__pe_slot_t slot[]; /* node_size slots */
+} shoal__node_ctrl_t;
+
+/* All PEs enter with the same (coll, arg); returns 0, SHOAL_ERR_NOT_SYMMETRIC
+ * (message names PEs and their calls/arguments) or SHOAL_ERR_TIMEOUT (names
+ * the PEs that never arrived). Intra-node in shared memory, leaders over MPI. */
+SHOAL__HIDDEN int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg);
+
+/* Spin briefly, then yield the CPU: waits never starve oversubscribed ranks. */
+SHOAL__HIDDEN void shoal__wait_pause(unsigned *spins);
+SHOAL__HIDDEN double shoal__now(void);
+
+/* ---------------------------------------------------------------- instance */
+
+#define SHOAL__MAGIC_LIVE 0x73686f61u /* "shoa" */
+#define SHOAL__MAGIC_DEAD 0x64656164u /* "dead" */
+
+struct shoal_gpu; /* runtime/gpu.c, CUDA builds only */
+
+struct shoal_instance {
+    uint32_t magic;
+    int my_pe, n_pes;
+    shoal_config_t cfg;
+    unsigned disabled;       /* SHOAL_TRANSPORT_DISABLE mask */
+    shoal_path_t p2p_level;  /* SHOAL_P2P_LEVEL */
+
+    MPI_Comm comm;        /* duplicate of the user's communicator */
+    MPI_Comm node_comm;   /* PEs of my node */
+    MPI_Comm leader_comm; /* node leaders; MPI_COMM_NULL elsewhere */
+    int node_rank, node_size, node_id, n_nodes;
+    int *pe_node;      /* node of every PE */
+    int *pe_node_rank; /* node rank of every PE */
+    int *node_pes;     /* PEs of my node, by node rank */
+
+    int heap_kind;      /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU */
+    char *heap_base;    /* my heap (host or device address) */
+    size_t heap_size;
+    char **peer_base;   /* per PE: address to load/store its heap from here, or NULL */
+    shoal__alloc_t alloc;
+    const shoal__transport_t **pe_tp; /* per PE */
+    unsigned tp_used;   /* transports with operations possibly outstanding */
+
+    MPI_Win shm_win;  /* host heap: the node's shared window */
+    MPI_Win rma_win;  /* the heap (host memory) for PEs on other nodes */
+    char *rma_base;   /* what rma_win exposes: the heap, or the GPU bounce copy */
+    MPI_Win ctrl_win; /* node control block */
+    shoal__node_ctrl_t *ctrl;
+    uint64_t gen;     /* rendezvous generation */
+    bool broken;      /* a collective failed midway: finalize locally only */
+
+    struct shoal_gpu *gpu; /* GPU heap state, or NULL */
+
+    int keyval; /* MPI_COMM_SELF attribute that finalizes us at MPI_Finalize */
+    bool in_finalize;
+    char err[768]; /* last error */
+};
+
+/* Checks done by the API layer before entering the runtime. */
+static inline bool shoal__live(shoal_t sh) { return sh != NULL && sh->magic == SHOAL__MAGIC_LIVE; }
+SHOAL__HIDDEN int shoal__bad_instance(shoal_t sh, const char *call);
+
+/* Where ptr lies in my heap: 0 and its offset, or an error naming the call. */
+static inline bool shoal__in_heap(shoal_t sh, const void *ptr, size_t n)
+{
+    uintptr_t p = (uintptr_t)ptr, b = (uintptr_t)sh->heap_base;
+    return p >= b && p - b <= sh->heap_size && n <= sh->heap_size - (p - b);
+}
+
+SHOAL__HIDDEN int shoal__init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p);
+SHOAL__HIDDEN int shoal__finalize(shoal_t sh, bool from_mpi_finalize);
+SHOAL__HIDDEN void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero);
+SHOAL__HIDDEN int shoal__free(shoal_t sh, void *ptr);
+SHOAL__HIDDEN int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,
+                             size_t n, int pe, int nbi);
+SHOAL__HIDDEN int shoal__quiet(shoal_t sh);
+SHOAL__HIDDEN int shoal__barrier_all(shoal_t sh);
+
+/* Host heap (runtime/heap_host.c) and GPU heap (runtime/gpu.c). */
+SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);
+SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
+SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
+SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
+SHOAL__HIDDEN void shoal__heap_gpu_destroy(shoal_t sh);
+SHOAL__HIDDEN int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n);
+SHOAL__HIDDEN int shoal__gpu_quiet(shoal_t sh);
+/* Any-to-any copy on the instance's internal stream; blocking unless nbi. */
+SHOAL__HIDDEN int shoal__gpu_copy(shoal_t sh, void *dst, const void *src, size_t n, int nbi);
+/* GPU heap over MPI RMA (other nodes): through the host bounce window. */
+SHOAL__HIDDEN int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi);
+SHOAL__HIDDEN int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi);
+
+#endif /* SHOAL_INTERNAL_H */

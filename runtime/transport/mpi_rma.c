@@ -1,0 +1,66 @@
+/* mpi_rma: PEs on other nodes (or any pair once shm is disabled), through
+ * MPI_Put/MPI_Get on the heap's RMA window, in one passive-target epoch
+ * (lock_all at init) that flushes complete. */
+#include <limits.h>
+
+#include "shoal_internal.h"
+
+/* MPI counts are ints: move big ranges in pieces. */
+#define SHOAL__RMA_CHUNK ((size_t)1 << 30)
+
+static bool mpi_rma_can_connect(shoal_t sh, int pe)
+{
+    (void)pe;
+    return sh->rma_win != MPI_WIN_NULL;
+}
+
+static int mpi_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+{
+    static const char *call = "shoal_put";
+    const char *s = src;
+    int rc = SHOAL_SUCCESS;
+
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_put(sh, pe, off, src, n, nbi);
+    for (size_t done = 0; done < n; done += SHOAL__RMA_CHUNK) {
+        int len = (int)(n - done < SHOAL__RMA_CHUNK ? n - done : SHOAL__RMA_CHUNK);
+        SHOAL__MPI_CHECK(sh, call, MPI_Put(s + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, sh->rma_win));
+    }
+    /* Blocking: the source may be reused once the put completed locally. */
+    if (!nbi) SHOAL__MPI_CHECK(sh, call, MPI_Win_flush_local(pe, sh->rma_win));
+out:
+    return rc;
+}
+
+static int mpi_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+{
+    static const char *call = "shoal_get";
+    char *d = dst;
+    int rc = SHOAL_SUCCESS;
+
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_get(sh, pe, dst, off, n, nbi);
+    for (size_t done = 0; done < n; done += SHOAL__RMA_CHUNK) {
+        int len = (int)(n - done < SHOAL__RMA_CHUNK ? n - done : SHOAL__RMA_CHUNK);
+        SHOAL__MPI_CHECK(sh, call, MPI_Get(d + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, sh->rma_win));
+    }
+    if (!nbi) SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, sh->rma_win));
+out:
+    return rc;
+}
+
+static int mpi_rma_quiet(shoal_t sh)
+{
+    int rc = SHOAL_SUCCESS;
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_quiet(sh);
+    SHOAL__MPI_CHECK(sh, "shoal_quiet", MPI_Win_flush_all(sh->rma_win));
+out:
+    return rc;
+}
+
+const shoal__transport_t shoal__transport_mpi_rma = {
+    .name = "mpi_rma",
+    .id = SHOAL_TRANSPORT_MPI_RMA,
+    .can_connect = mpi_rma_can_connect,
+    .put = mpi_rma_put,
+    .get = mpi_rma_get,
+    .quiet = mpi_rma_quiet,
+};

@@ -1,0 +1,80 @@
+/* Unit test of the environment parsers, shoal_config_init and the status strings. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shoal_internal.h"
+
+static int failures;
+#define EXPECT(cond)                                                                     \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);          \
+            failures++;                                                                  \
+        }                                                                                \
+    } while (0)
+
+int main(void)
+{
+    size_t sz = 0;
+    long l = 0;
+    double d = 0;
+    unsigned mask = 0;
+    char err[128];
+    shoal_config_t cfg;
+
+    EXPECT(shoal__parse_size("4096", &sz) == 0 && sz == 4096);
+    EXPECT(shoal__parse_size("64k", &sz) == 0 && sz == 65536);
+    EXPECT(shoal__parse_size(" 2G ", &sz) == 0 && sz == 2ull << 30);
+    EXPECT(shoal__parse_size("512MB", &sz) == 0 && sz == 512ull << 20);
+    EXPECT(shoal__parse_size("abc", &sz) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_size("-1", &sz) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_size("12q", &sz) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_size("", &sz) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_size("99999999999999999999", &sz) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_size("17179869184g", &sz) == SHOAL_ERR_ENV); /* overflows */
+    EXPECT(shoal__parse_int("-3", &l) == 0 && l == -3);
+    EXPECT(shoal__parse_int("3x", &l) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_double("2.5", &d) == 0 && d == 2.5);
+    EXPECT(shoal__parse_double("nan", &d) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_transports("cuda_ipc,shm", &mask, err, sizeof(err)) == 0 &&
+           mask == ((1u << SHOAL_TRANSPORT_CUDA_IPC) | (1u << SHOAL_TRANSPORT_SHM)));
+    EXPECT(shoal__parse_transports("", &mask, err, sizeof(err)) == 0 && mask == 0);
+    EXPECT(shoal__parse_transports("nvlink", &mask, err, sizeof(err)) == SHOAL_ERR_ENV && strstr(err, "nvlink"));
+    EXPECT(shoal__parse_transports("mpi_rma", &mask, err, sizeof(err)) == SHOAL_ERR_ENV);
+
+    /* Defaults, then the environment; a bad value is named in env_error. */
+    unsetenv("SHOAL_HEAP_SIZE");
+    shoal_config_init(&cfg);
+    EXPECT(cfg.env_error[0] == '\0' && cfg.heap_size == 256ull << 20 && cfg.timeout == 300 &&
+           cfg.heap_kind == SHOAL_HEAP_AUTO && cfg.check == SHOAL_CHECK_BASIC && cfg.cuda_device == -1);
+    setenv("SHOAL_HEAP_SIZE", "64k", 1);
+    setenv("SHOAL_HEAP_KIND", "host", 1);
+    setenv("SHOAL_TIMEOUT", "2.5", 1);
+    shoal_config_init(&cfg);
+    EXPECT(cfg.env_error[0] == '\0' && cfg.heap_size == 65536 && cfg.heap_kind == SHOAL_HEAP_HOST && cfg.timeout == 2.5);
+    setenv("SHOAL_HEAP_SIZE", "abc", 1);
+    shoal_config_init(&cfg);
+    EXPECT(strstr(cfg.env_error, "SHOAL_HEAP_SIZE=abc") != NULL);
+    unsetenv("SHOAL_HEAP_SIZE");
+    setenv("SHOAL_TIMEOUT", "-4", 1);
+    shoal_config_init(&cfg);
+    EXPECT(strstr(cfg.env_error, "SHOAL_TIMEOUT=-4") != NULL);
+    unsetenv("SHOAL_TIMEOUT");
+    setenv("SHOAL_P2P_LEVEL", "LOC", 1);
+    shoal_config_init(&cfg);
+    EXPECT(strstr(cfg.env_error, "SHOAL_P2P_LEVEL") != NULL);
+    unsetenv("SHOAL_P2P_LEVEL");
+
+    /* Status strings: each names its enum, and unknown values say so. */
+#define CHECK_STATUS(name, value, desc)                                                  \
+    EXPECT(strncmp(shoal_strerror(value), "SHOAL_" #name ":", strlen("SHOAL_" #name ":")) == 0);
+    SHOAL_STATUS_MAP(CHECK_STATUS)
+#undef CHECK_STATUS
+    EXPECT(strstr(shoal_strerror(-999), "UNKNOWN") != NULL);
+    EXPECT(shoal_version() == SHOAL_VERSION);
+
+    if (failures) fprintf(stderr, "%d failures\n", failures);
+    else printf("environment: all checks passed\n");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,223 @@
+/*
+ * The NVLink matrix, kept where hwloc keeps it: a distances structure named
+ * "NVLinkBandwidth" whose values are bandwidths in MB/s (one direction).
+ *
+ * Objects of the matrix may be a GPU's PCI device, an OS device below it
+ * (hwloc's NVML backend uses its "nvmlN" devices), or an NVSwitch PCI device.
+ * A value between two GPUs is a direct link; GPUs with links into NVSwitches
+ * reach each other through the switch fabric, as NVIDIA's HGX boards do.
+ *
+ * Link counts: hwloc's NVML backend writes 25000 MB/s for each NVLink of
+ * versions 2 to 4 (20000 for version 1), adding up the links between the
+ * same two objects. So links = value / 25000, rounded to the nearest, and at
+ * least 1 for any value above zero. An H100/H200 pair with 18 links reads
+ * 450000; shoal writes the same when it fills the matrix from NVML.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_internal.h"
+
+int shoal__nvlink_probe_init(shoal__nvlink_probe_t *probe, int n_gpus, int max_switches)
+{
+    memset(probe, 0, sizeof(*probe));
+    probe->n_gpus = n_gpus;
+    probe->max_switches = max_switches;
+    probe->direct = calloc((size_t)n_gpus * (size_t)n_gpus, sizeof(int));
+    probe->hidden_switch = calloc((size_t)n_gpus, sizeof(int));
+    probe->switches = calloc((size_t)max_switches, sizeof(hwloc_obj_t));
+    probe->to_switch = calloc((size_t)n_gpus * (size_t)max_switches, sizeof(int));
+    if (!probe->direct || !probe->hidden_switch || !probe->switches || !probe->to_switch) {
+        shoal__nvlink_probe_fini(probe);
+        return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory for the NVLink probe");
+    }
+    return SHOAL_SUCCESS;
+}
+
+void shoal__nvlink_probe_fini(shoal__nvlink_probe_t *probe)
+{
+    free(probe->direct);
+    free(probe->hidden_switch);
+    free(probe->switches);
+    free(probe->to_switch);
+    memset(probe, 0, sizeof(*probe));
+}
+
+static hwloc_uint64_t shoal__links_to_mbps(int links) { return (hwloc_uint64_t)links * SHOAL__NVLINK_MBPS; }
+
+static int shoal__mbps_to_links(hwloc_uint64_t mbps)
+{
+    hwloc_uint64_t links = (mbps + SHOAL__NVLINK_MBPS / 2) / SHOAL__NVLINK_MBPS;
+
+    if (mbps == 0) return 0;
+    if (links == 0) return 1;
+    return links > 1000 ? 1000 : (int)links; /* no GPU has a thousand links: a unit mix-up, keep it bounded */
+}
+
+int shoal__nvlink_store(shoal_topo_t topo, const shoal__nvlink_probe_t *probe)
+{
+    int ng = topo->n_gpus, n = ng + probe->n_switches, rc = SHOAL_SUCCESS, any = 0;
+    hwloc_obj_t *objs = NULL;
+    hwloc_uint64_t *values = NULL;
+    hwloc_distances_add_handle_t handle;
+
+    if (n < 2) return SHOAL_SUCCESS;
+    objs = calloc((size_t)n, sizeof(*objs));
+    values = calloc((size_t)n * (size_t)n, sizeof(*values));
+    if (!objs || !values) {
+        rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory for the NVLink matrix");
+        goto out_free;
+    }
+    for (int i = 0; i < ng; i++) objs[i] = topo->gpus[i].pci;
+    for (int s = 0; s < probe->n_switches; s++) objs[ng + s] = probe->switches[s];
+
+    for (int i = 0; i < ng; i++)
+        for (int j = 0; j < ng; j++) {
+            int links;
+            if (i == j) continue;
+            /* Each side counts its own links; they should agree. */
+            links = probe->direct[i * ng + j] > probe->direct[j * ng + i] ? probe->direct[i * ng + j]
+                                                                         : probe->direct[j * ng + i];
+            /* Switches hwloc cannot show (a VM given some GPUs of a board):
+             * the matrix has no object for them, so write the pair's
+             * bandwidth through them as a direct value. */
+            if (links == 0 && probe->hidden_switch[i] > 0 && probe->hidden_switch[j] > 0)
+                links = probe->hidden_switch[i] < probe->hidden_switch[j] ? probe->hidden_switch[i]
+                                                                          : probe->hidden_switch[j];
+            values[i * n + j] = shoal__links_to_mbps(links);
+            any |= links > 0;
+        }
+    for (int i = 0; i < ng; i++)
+        for (int s = 0; s < probe->n_switches; s++) {
+            int links = probe->to_switch[i * probe->max_switches + s];
+            values[i * n + ng + s] = values[(ng + s) * n + i] = shoal__links_to_mbps(links);
+            any |= links > 0;
+        }
+    if (!any) goto out_free;
+
+    handle = hwloc_distances_add_create(topo->hw, SHOAL__NVLINK_MATRIX,
+                                        HWLOC_DISTANCES_KIND_FROM_OS | HWLOC_DISTANCES_KIND_MEANS_BANDWIDTH, 0);
+    if (!handle) {
+        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_distances_add_create(%s) failed",
+                               SHOAL__NVLINK_MATRIX);
+        goto out_free;
+    }
+    /* On failure hwloc destroys the handle itself. */
+    if (hwloc_distances_add_values(topo->hw, handle, (unsigned)n, objs, values, 0) < 0 ||
+        hwloc_distances_add_commit(topo->hw, handle, 0) < 0)
+        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: adding the %s matrix (%d objects) to hwloc failed",
+                               SHOAL__NVLINK_MATRIX, n);
+out_free:
+    free(objs);
+    free(values);
+    return rc;
+}
+
+static int shoal__gpu_index(shoal_topo_t topo, hwloc_obj_t pci)
+{
+    for (int i = 0; i < topo->n_gpus; i++)
+        if (topo->gpus[i].pci == pci) return i;
+    return -1;
+}
+
+/* What a matrix object stands for: a GPU (index >= 0), an NVSwitch
+ * (*is_switch_p), or something else (a CPU on POWER: ignored). */
+static int shoal__matrix_obj(shoal_topo_t topo, hwloc_obj_t obj, int *gpu_p, int *is_switch_p)
+{
+    *gpu_p = -1;
+    *is_switch_p = 0;
+    if (obj->type == HWLOC_OBJ_OS_DEVICE) {
+        hwloc_obj_t pci = obj->parent;
+        int is_gpu_osdev = obj->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU ||
+                           obj->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC;
+        if (!pci || pci->type != HWLOC_OBJ_PCI_DEVICE) {
+            if (!is_gpu_osdev) return SHOAL_SUCCESS;
+            return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                                     "shoal_topo_load: %s matrix names GPU '%s', which has no PCI device above it, so "
+                                     "its PCI bus id is unknown and it matches no GPU",
+                                     SHOAL__NVLINK_MATRIX, obj->name ? obj->name : "?");
+        }
+        obj = pci;
+    }
+    if (obj->type != HWLOC_OBJ_PCI_DEVICE) return SHOAL_SUCCESS;
+    if (shoal__topo_is_nvswitch(obj)) {
+        *is_switch_p = 1;
+        return SHOAL_SUCCESS;
+    }
+    *gpu_p = shoal__gpu_index(topo, obj);
+    return SHOAL_SUCCESS;
+}
+
+/* Fold one matrix into topo->nvlinks and per-GPU switch link counts. */
+static int shoal__nvlink_fold(shoal_topo_t topo, const struct hwloc_distances_s *d, int *sw_links)
+{
+    unsigned n = d->nbobjs;
+    int ng = topo->n_gpus, rc = SHOAL_SUCCESS;
+    int *gpu = calloc(n, sizeof(int)), *sw = calloc(n, sizeof(int));
+
+    if (!gpu || !sw) {
+        rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory reading %s", SHOAL__NVLINK_MATRIX);
+        goto out_free;
+    }
+    for (unsigned k = 0; k < n; k++)
+        if ((rc = shoal__matrix_obj(topo, d->objs[k], &gpu[k], &sw[k])) < 0) goto out_free;
+
+    for (unsigned x = 0; x < n; x++) {
+        if (gpu[x] < 0) continue;
+        for (unsigned y = 0; y < n; y++) {
+            hwloc_uint64_t bw = d->values[x * n + y] > d->values[y * n + x] ? d->values[x * n + y] : d->values[y * n + x];
+            int links = shoal__mbps_to_links(bw);
+            if (x == y || links == 0) continue;
+            if (gpu[y] >= 0 && gpu[y] != gpu[x]) {
+                int *slot = &topo->nvlinks[gpu[x] * ng + gpu[y]];
+                if (links > *slot) *slot = links;
+            } else if (sw[y]) {
+                sw_links[gpu[x]] += links;
+            }
+        }
+    }
+out_free:
+    free(gpu);
+    free(sw);
+    return rc;
+}
+
+int shoal__nvlink_read(shoal_topo_t topo, int *found_p)
+{
+    struct hwloc_distances_s *dist[8];
+    unsigned nr = 8;
+    int ng = topo->n_gpus, rc = SHOAL_SUCCESS;
+    int *sw_links = NULL;
+
+    *found_p = 0;
+    if (hwloc_distances_get_by_name(topo->hw, SHOAL__NVLINK_MATRIX, &nr, dist, 0) < 0)
+        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_distances_get_by_name(%s) failed",
+                                 SHOAL__NVLINK_MATRIX);
+    if (nr > 8) nr = 8; /* hwloc filled only what fits; more than one is unusual already */
+    if (nr == 0) return SHOAL_SUCCESS;
+    *found_p = 1;
+
+    memset(topo->nvlinks, 0, (size_t)ng * (size_t)ng * sizeof(*topo->nvlinks));
+    memset(topo->nvswitch, 0, (size_t)ng * (size_t)ng * sizeof(*topo->nvswitch));
+    sw_links = calloc((size_t)ng, sizeof(int));
+    if (!sw_links) {
+        rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory reading %s", SHOAL__NVLINK_MATRIX);
+        goto out_release;
+    }
+    for (unsigned i = 0; i < nr; i++)
+        if ((rc = shoal__nvlink_fold(topo, dist[i], sw_links)) < 0) goto out_release;
+
+    /* Two GPUs wired into the NVSwitch fabric reach each other at the rate
+     * of the slower one's links into it. */
+    for (int a = 0; a < ng; a++)
+        for (int b = 0; b < ng; b++) {
+            int links = sw_links[a] < sw_links[b] ? sw_links[a] : sw_links[b];
+            if (a == b || links == 0 || topo->nvlinks[a * ng + b] > 0) continue;
+            topo->nvlinks[a * ng + b] = links;
+            topo->nvswitch[a * ng + b] = 1;
+        }
+out_release:
+    free(sw_links);
+    for (unsigned i = 0; i < nr; i++) hwloc_distances_release(topo->hw, dist[i]);
+    return rc;
+}

@@ -1,0 +1,190 @@
+/*
+ * Names of paths and transports, and the transport policy: for a pair of
+ * PEs, the first transport of self, cuda_ipc, shm, staged, mpi_rma that
+ * applies and is not disabled. It reads the topology model only: whether
+ * CUDA really grants peer access is the runtime's business at connect time.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strcasecmp under -std=c11 */
+#endif
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "topo_internal.h"
+
+/* Parallel to shoal_path_t, best first. */
+static const char *const shoal__path_names[SHOAL_PATH_COUNT] = {
+    [SHOAL_PATH_LOC] = "LOC", [SHOAL_PATH_NVL] = "NVL",   [SHOAL_PATH_PIX] = "PIX", [SHOAL_PATH_PXB] = "PXB",
+    [SHOAL_PATH_PHB] = "PHB", [SHOAL_PATH_NODE] = "NODE", [SHOAL_PATH_SYS] = "SYS", [SHOAL_PATH_NET] = "NET",
+};
+
+/* Parallel to shoal_transport_id_t, in the order the policy tries them. */
+static const char *const shoal__transport_names[SHOAL_TRANSPORT_COUNT] = {
+    [SHOAL_TRANSPORT_SELF] = "self",     [SHOAL_TRANSPORT_CUDA_IPC] = "cuda_ipc", [SHOAL_TRANSPORT_SHM] = "shm",
+    [SHOAL_TRANSPORT_STAGED] = "staged", [SHOAL_TRANSPORT_MPI_RMA] = "mpi_rma",
+};
+
+const char *shoal_path_name(shoal_path_t path)
+{
+    if ((int)path < 0 || path >= SHOAL_PATH_COUNT) return "?";
+    return shoal__path_names[path];
+}
+
+int shoal_path_parse(const char *name, shoal_path_t *path_p)
+{
+    if (!name || !path_p) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_path_parse: NULL argument");
+    for (int p = 0; p < SHOAL_PATH_COUNT; p++)
+        if (strcasecmp(name, shoal__path_names[p]) == 0) {
+            *path_p = (shoal_path_t)p;
+            return SHOAL_SUCCESS;
+        }
+    return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
+                             "shoal_path_parse: unknown path type '%s' (expected LOC, NVL, PIX, PXB, PHB, NODE, SYS or NET)",
+                             name);
+}
+
+const char *shoal_transport_name(shoal_transport_id_t tp)
+{
+    if ((int)tp < 0 || tp >= SHOAL_TRANSPORT_COUNT) return "?";
+    return shoal__transport_names[tp];
+}
+
+int shoal_transport_parse(const char *name, shoal_transport_id_t *tp_p)
+{
+    if (!name || !tp_p) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_transport_parse: NULL argument");
+    for (int t = 0; t < SHOAL_TRANSPORT_COUNT; t++)
+        if (strcasecmp(name, shoal__transport_names[t]) == 0) {
+            *tp_p = (shoal_transport_id_t)t;
+            return SHOAL_SUCCESS;
+        }
+    return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
+                             "shoal_transport_parse: unknown transport '%s' (expected self, cuda_ipc, shm, staged or mpi_rma)",
+                             name);
+}
+
+/* ---------------------------------------------------------------- policy */
+
+/* The reason being built, appended to piece by piece; truncation is fine. */
+typedef struct shoal__why {
+    char *buf;
+    size_t len, used;
+} shoal__why_t;
+
+static void shoal__why_add(shoal__why_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void shoal__why_add(shoal__why_t *w, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (!w->buf || w->used + 1 >= w->len) return;
+    va_start(ap, fmt);
+    n = vsnprintf(w->buf + w->used, w->len - w->used, fmt, ap);
+    va_end(ap);
+    if (n > 0) w->used += (size_t)n < w->len - w->used ? (size_t)n : w->len - w->used - 1;
+}
+
+/* "GPUs 0-1 joined by 18 NVLinks (NVL)" and the like. */
+static void shoal__why_path(shoal__why_t *w, shoal_topo_t topo, int ga, int gb)
+{
+    int n = topo->n_gpus, links = topo->nvlinks[ga * n + gb];
+    shoal_path_t path = (shoal_path_t)topo->paths[ga * n + gb];
+
+    switch (path) {
+    case SHOAL_PATH_LOC: shoal__why_add(w, "both on GPU %d (LOC)", ga); return;
+    case SHOAL_PATH_NVL:
+        shoal__why_add(w, "GPUs %d-%d joined by %d NVLink%s%s (NVL)", ga, gb, links, links == 1 ? "" : "s",
+                       topo->nvswitch[ga * n + gb] ? " through NVSwitches" : "");
+        return;
+    case SHOAL_PATH_PIX: shoal__why_add(w, "GPUs %d-%d behind one PCIe switch (PIX)", ga, gb); return;
+    case SHOAL_PATH_PXB: shoal__why_add(w, "GPUs %d-%d across several PCIe switches (PXB)", ga, gb); return;
+    case SHOAL_PATH_PHB: shoal__why_add(w, "GPUs %d-%d through a PCIe host bridge (PHB)", ga, gb); return;
+    case SHOAL_PATH_NODE: shoal__why_add(w, "GPUs %d-%d across PCIe host bridges of one NUMA node (NODE)", ga, gb); return;
+    default: shoal__why_add(w, "GPUs %d-%d across NUMA nodes (%s)", ga, gb, shoal_path_name(path)); return;
+    }
+}
+
+static int shoal__enabled(const shoal_topo_policy_t *policy, shoal_transport_id_t tp)
+{
+    return !(policy->disabled & (1u << tp));
+}
+
+/* Take the first enabled of the candidates, in order, noting each disabled
+ * one skipped. The list ends with SHOAL_TRANSPORT_COUNT. */
+static int shoal__take(const shoal_topo_policy_t *policy, shoal__why_t *w, shoal_transport_id_t *tp_p, ...)
+{
+    va_list ap;
+    int tp, rc = SHOAL_ERR_UNSUPPORTED;
+
+    va_start(ap, tp_p);
+    while ((tp = va_arg(ap, int)) != SHOAL_TRANSPORT_COUNT) {
+        if (shoal__enabled(policy, (shoal_transport_id_t)tp)) {
+            *tp_p = (shoal_transport_id_t)tp;
+            rc = SHOAL_SUCCESS;
+            break;
+        }
+        shoal__why_add(w, "; %s is disabled", shoal__transport_names[tp]);
+    }
+    va_end(ap);
+    return rc;
+}
+
+int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, const shoal_topo_place_t *a,
+                      const shoal_topo_place_t *b, shoal_transport_id_t *tp_p, char *why, size_t why_len)
+{
+    static const shoal_topo_policy_t defaults = {.p2p_level = SHOAL_PATH_SYS, .disabled = 0};
+    shoal__why_t w = {.buf = why, .len = why_len, .used = 0};
+    shoal_transport_id_t tp = SHOAL_TRANSPORT_COUNT;
+    int rc;
+
+    if (why && why_len) why[0] = '\0';
+    if (!a || !b || !tp_p) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: NULL place or tp_p");
+    if (!policy) policy = &defaults;
+    if (a->pe < 0 || b->pe < 0 || a->gpu < -1 || b->gpu < -1)
+        return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: bad place (pe %d gpu %d, pe %d gpu %d)",
+                                 a->pe, a->gpu, b->pe, b->gpu);
+
+    if (a->pe == b->pe && shoal__enabled(policy, SHOAL_TRANSPORT_SELF)) {
+        shoal__why_add(&w, "same PE");
+        tp = SHOAL_TRANSPORT_SELF;
+    } else if (a->node != b->node) {
+        shoal__why_add(&w, "different nodes (%d and %d)", a->node, b->node);
+        rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
+        if (rc < 0) goto out_none;
+    } else if (a->gpu >= 0 && b->gpu >= 0) {
+        shoal_path_t path;
+        if (!topo) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: GPU heaps need a topology");
+        if (a->gpu >= topo->n_gpus || b->gpu >= topo->n_gpus)
+            return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: GPU %d out of range (%d GPUs)",
+                                     a->gpu >= topo->n_gpus ? a->gpu : b->gpu, topo->n_gpus);
+        path = (shoal_path_t)topo->paths[a->gpu * topo->n_gpus + b->gpu];
+        shoal__why_add(&w, "same node, ");
+        shoal__why_path(&w, topo, a->gpu, b->gpu);
+        if (path <= policy->p2p_level) {
+            shoal__why_add(&w, ", within SHOAL_P2P_LEVEL=%s", shoal_path_name(policy->p2p_level));
+            rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_CUDA_IPC, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_MPI_RMA,
+                             SHOAL_TRANSPORT_COUNT);
+        } else {
+            shoal__why_add(&w, ", beyond SHOAL_P2P_LEVEL=%s", shoal_path_name(policy->p2p_level));
+            rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
+        }
+        if (rc < 0) goto out_none;
+    } else if (a->gpu >= 0 || b->gpu >= 0) {
+        /* One GPU heap, one host heap: the GPU side stages through host memory. */
+        shoal__why_add(&w, "same node, PE %d has a %s heap and PE %d a %s heap", a->pe, a->gpu >= 0 ? "GPU" : "host",
+                       b->pe, b->gpu >= 0 ? "GPU" : "host");
+        rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
+        if (rc < 0) goto out_none;
+    } else {
+        shoal__why_add(&w, "same node, host heaps");
+        rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_SHM, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
+        if (rc < 0) goto out_none;
+    }
+    *tp_p = tp;
+    return SHOAL_SUCCESS;
+
+out_none:
+    return shoal__topo_error(SHOAL_ERR_UNSUPPORTED, "shoal_topo_choose: no transport left from PE %d to PE %d: %s", a->pe,
+                             b->pe, why && why_len ? why : "every candidate is disabled");
+}
