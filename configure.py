@@ -11,13 +11,15 @@
 Shaped like ninja's own configure.py: probes, options, recorded arguments,
 small helpers, rules with gcc depfiles, a regeneration rule and a default
 target. Sources are found by glob, so build.ninja also depends on the source
-folders: adding or removing a file re-runs this script with the same
-arguments. Python 3 standard library only.
+folders and on tests/TESTS: adding or removing a file re-runs this script with
+the same arguments (reusing the probe results, which a run by hand redoes).
+Python 3 standard library only.
 """
 
 import argparse
-import atexit
 import glob
+import hashlib
+import json
 import os
 import re
 import shlex
@@ -25,12 +27,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 
 SRCDIR = os.path.dirname(os.path.abspath(__file__))
-os.chdir(SRCDIR)
-ARGV = sys.argv[1:]
+CWD = os.getcwd()
 # Environment variables that change the build; recorded like the arguments.
-RECORDED_ENV = ('CC', 'CFLAGS', 'LDFLAGS', 'NVCC', 'NVCCFLAGS', 'CUDA_HOME')
+RECORDED_ENV = ('CC', 'CFLAGS', 'LDFLAGS', 'CUDA_HOME')
+SYSTEM_LIBDIRS = ('/lib', '/lib64', '/usr/lib', '/usr/lib64', '/lib/x86_64-linux-gnu',
+                  '/usr/lib/x86_64-linux-gnu')
 
 
 # ---------------------------------------------------------------- helpers
@@ -56,7 +60,7 @@ def npath(path):
 
 
 def capture(cmd):
-    """Run cmd; return (exit status, stdout + stderr). Missing program -> 127."""
+    """Run cmd; return (exit status, stdout + stderr). A missing program is 127."""
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True)
@@ -66,7 +70,12 @@ def capture(cmd):
 
 
 def first_file(candidates):
-    return next((c for c in candidates if os.path.isfile(c)), None)
+    return next((c for c in candidates if c and os.path.isfile(c)), None)
+
+
+def under(root, subdirs, name):
+    """The first root/subdir/name that exists, or None."""
+    return first_file(os.path.join(root, s, name) for s in subdirs)
 
 
 def stem(path):
@@ -96,42 +105,27 @@ class Writer(object):
     def variable(self, key, value, indent=0):
         self.line('  ' * indent + '%s = %s' % (key, value))
 
-    def rule(self, name, command, description=None, depfile=None, deps=None,
-             pool=None, generator=False):
+    def rule(self, name, command, generator=False, **keys):
         self.line('rule ' + name)
         self.variable('command', command, 1)
-        for key, value in (('description', description), ('depfile', depfile),
-                           ('deps', deps), ('pool', pool)):
-            if value:
-                self.variable(key, value, 1)
+        for key in ('description', 'depfile', 'deps', 'pool'):
+            if keys.get(key):
+                self.variable(key, keys[key], 1)
         if generator:
             self.variable('generator', '1', 1)
         self.line()
 
-    def build(self, outputs, rule, inputs=(), implicit=(), order_only=(),
-              implicit_outputs=(), variables=()):
+    def build(self, outputs, rule, inputs=(), implicit=(), implicit_outputs=(), variables=()):
         def paths(items):
             return ' '.join(npath(i) for i in ([items] if isinstance(items, str) else items))
         text = 'build ' + paths(outputs)
         if implicit_outputs:
             text += ' | ' + paths(implicit_outputs)
-        text += ': ' + rule
-        if inputs:
-            text += ' ' + paths(inputs)
-        if implicit:
-            text += ' | ' + paths(implicit)
-        if order_only:
-            text += ' || ' + paths(order_only)
-        self.line(text)
+        text += ': ' + rule + (' ' + paths(inputs) if inputs else '')
+        self.line(text + (' | ' + paths(implicit) if implicit else ''))
         for key, value in variables:
             self.variable(key, value, 1)
         return [outputs] if isinstance(outputs, str) else list(outputs)
-
-    def default(self, targets):
-        self.line('default ' + ' '.join(npath(t) for t in targets))
-
-    def close(self):
-        self.out.close()
 
 
 # ---------------------------------------------------------------- options
@@ -150,13 +144,18 @@ parser.add_argument('--without-cuda', action='store_true', help='host-only build
 parser.add_argument('--cuda-arch', default='sm_90',
                     help='GPU architectures, comma-separated (default sm_90, the H200)')
 parser.add_argument('--builddir', default='build', help='output folder (default build)')
+parser.add_argument('--regenerate', action='store_true', help=argparse.SUPPRESS)  # from ninja
 options = parser.parse_args()
+ARGV = [a for a in sys.argv[1:] if a != '--regenerate']
 
-builddir = os.path.normpath(options.builddir)
-if os.path.isabs(builddir) and builddir.startswith(SRCDIR + os.sep):
-    builddir = os.path.relpath(builddir, SRCDIR)
+# Paths given on the command line are relative to where it was typed.
+os.chdir(SRCDIR)
+builddir = os.path.normpath(os.path.join(CWD, options.builddir))
+builddir = os.path.relpath(builddir) if builddir.startswith(SRCDIR + os.sep) else builddir
 ABS_BUILDDIR = os.path.abspath(builddir)
-prefix = os.path.abspath(options.prefix)
+prefix = os.path.normpath(os.path.join(CWD, options.prefix))
+mpi_prefix = options.mpi_prefix and os.path.normpath(os.path.join(CWD, options.mpi_prefix))
+hwloc_prefix = options.hwloc_prefix and os.path.normpath(os.path.join(CWD, options.hwloc_prefix))
 
 
 def built(*parts):
@@ -167,280 +166,280 @@ def obj(src):
     return built('obj', src + '.o')
 
 
-SYSTEM_LIBDIRS = ('/usr/lib', '/usr/lib/x86_64-linux-gnu', '/lib', '/lib/x86_64-linux-gnu', '/usr/lib64')
-
-
 # ---------------------------------------------------------------- probes
-class Probe(object):
-    """Compile and link tiny programs in a scratch folder."""
-
-    def __init__(self):
-        self.tmp = tempfile.mkdtemp(prefix='shoal-configure-')
-        atexit.register(shutil.rmtree, self.tmp, True)
-        self.count = 0
-
-    def write(self, code, ext):
-        self.count += 1
-        path = os.path.join(self.tmp, 'probe%d%s' % (self.count, ext))
-        with open(path, 'w') as f:
-            f.write(code)
-        return path
-
-    def link(self, cc, code, cflags=(), libs=()):
-        src = self.write(code, '.c')
-        rc, log = capture([cc] + list(cflags) + [src, '-o', src + '.exe'] + list(libs))
-        return rc == 0
-
-    def macro(self, cc, cflags, header, name):
-        """The value a macro from a header expands to, or None."""
-        src = self.write('#include <%s>\nshoal_probe_value %s\n' % (header, name), '.c')
-        rc, out = capture([cc, '-E', '-P'] + list(cflags) + [src])
-        for line in out.splitlines() if rc == 0 else ():
-            if line.startswith('shoal_probe_value '):
-                value = line.split(None, 1)[1].strip().strip('"')
-                return None if value == name else value
-        return None
-
-
-probe = Probe()
+SCRATCH = tempfile.TemporaryDirectory(prefix='shoal-configure-')
 MAIN = 'int main(void) { return 0; }\n'
-
-# C compiler.
-cc = os.environ.get('CC') or shutil.which('cc') or shutil.which('gcc') or 'cc'
-if not probe.link(cc, MAIN):
-    error('C compiler not found (%s); install Debian package build-essential, or set CC' % cc)
-cc_version = capture([cc, '--version'])[1].splitlines()[0]
-user_cflags = shlex.split(os.environ.get('CFLAGS', ''))
-user_ldflags = shlex.split(os.environ.get('LDFLAGS', ''))
-
-# Sanitizers: -fsanitize for compile and link; undefined behaviour is made fatal
-# so that a test that hits it fails instead of printing and passing.
-sanitize = []
-if options.sanitize:
-    kinds = [k for k in options.sanitize.split(',') if k]
-    sanitize = ['-fsanitize=' + ','.join(kinds), '-fno-omit-frame-pointer']
-    if 'undefined' in kinds:
-        sanitize.append('-fno-sanitize-recover=undefined')
-    if not probe.link(cc, MAIN, sanitize, sanitize):
-        error('%s cannot build with %s; install Debian package libasan8 libubsan1 (gcc)'
-              % (cc, sanitize[0]))
-
-# MPI: mpicc's flags, or explicit folders (the GPU machine's mpicc has /usr baked in).
 MPI_CODE = ('#include <mpi.h>\nint main(int argc, char **argv)\n'
             '{ MPI_Init(&argc, &argv); return MPI_Finalize(); }\n')
-mpi_libdirs = []
-if options.mpi_prefix:
-    d = os.path.abspath(options.mpi_prefix)
-    inc = first_file(os.path.join(d, sub, 'mpi.h') for sub in
-                     ('include/x86_64-linux-gnu/mpich', 'include/mpich', 'include'))
-    lib = first_file(os.path.join(d, sub, 'libmpich.so') for sub in
-                     ('lib/x86_64-linux-gnu', 'lib', 'lib64'))
-    if not inc or not lib:
-        error('MPI not found under %s (mpi.h, libmpich.so); unpack Debian packages '
-              'libmpich-dev libmpich12 mpich there' % d)
-    mpi_cflags = ['-I' + os.path.dirname(inc)]
-    mpi_libdirs = [os.path.dirname(lib)]
-    mpi_libs = ['-L' + mpi_libdirs[0], '-lmpich']
-    mpi_origin = '--mpi-prefix=' + d
-    mpiexec_candidates = [os.path.join(d, 'bin', n) for n in ('mpiexec', 'mpiexec.hydra', 'mpiexec.mpich')]
-else:
-    mpicc = shutil.which('mpicc')
-    rc, show = capture([mpicc, '-show']) if mpicc else (127, '')
-    if rc != 0 and mpicc:
-        rc, comp = capture([mpicc, '--showme:compile'])
-        rc2, link = capture([mpicc, '--showme:link'])
-        show, rc = 'cc ' + comp + ' ' + link, rc | rc2
-    if rc != 0:
-        error('MPI not found (mpicc); install Debian package libmpich-dev, or pass --mpi-prefix=DIR')
-    words = shlex.split(show)[1:]
-    mpi_cflags = [w for w in words if w[:2] in ('-I', '-D')]
-    mpi_libs = [w for w in words if w not in mpi_cflags and not w.endswith(('.c', '.o'))]
-    mpi_origin = mpicc
-    bindir = os.path.dirname(mpicc)
-    mpiexec_candidates = [os.path.join(bindir, n) for n in ('mpiexec.hydra', 'mpiexec.mpich', 'mpiexec')]
-    mpiexec_candidates += [shutil.which(n) or '' for n in ('mpiexec.hydra', 'mpiexec.mpich', 'mpiexec')]
-if not probe.link(cc, MPI_CODE, mpi_cflags, mpi_libs):
-    error('MPI from %s does not compile and link a test program; install Debian package '
-          'libmpich-dev, or pass --mpi-prefix=DIR' % mpi_origin)
-mpiexec = options.mpiexec or first_file(mpiexec_candidates)
-if not mpiexec or not os.access(mpiexec, os.X_OK):
-    error('mpiexec not found (%s); install Debian package mpich, or pass --mpiexec=PATH'
-          % (options.mpiexec or ' '.join(c for c in mpiexec_candidates[:3])))
-mpiexec = os.path.abspath(mpiexec)
-mpich_version = probe.macro(cc, mpi_cflags, 'mpi.h', 'MPICH_VERSION')
-mpi_version = ('MPICH ' + mpich_version) if mpich_version else (
-    'MPI %s.%s (not MPICH)' % (probe.macro(cc, mpi_cflags, 'mpi.h', 'MPI_VERSION'),
-                               probe.macro(cc, mpi_cflags, 'mpi.h', 'MPI_SUBVERSION')))
-# shoal.pc can name mpich.pc only when it describes the MPI we build with.
-mpi_pc = not options.mpi_prefix and capture(['pkg-config', '--exists', 'mpich'])[0] == 0
-
-# hwloc 2.x: pkg-config, explicit folders, or the compiler's default paths.
-HWLOC_CODE = ('#include <hwloc.h>\n#if HWLOC_API_VERSION < 0x00020000\n#error hwloc 2 needed\n#endif\n'
-              'int main(void) { hwloc_topology_t t; hwloc_topology_init(&t);\n'
+HWLOC_CODE = ('#include <hwloc.h>\n#if HWLOC_API_VERSION < 0x00020000\n#error hwloc 2 needed\n'
+              '#endif\nint main(void) { hwloc_topology_t t; hwloc_topology_init(&t);\n'
               '  hwloc_topology_destroy(t); return 0; }\n')
-hwloc_libdirs = []
-hwloc_pc = False
-if options.hwloc_prefix:
-    d = os.path.abspath(options.hwloc_prefix)
-    lib = first_file(os.path.join(d, sub, 'libhwloc.so') for sub in
-                     ('lib/x86_64-linux-gnu', 'lib', 'lib64'))
-    if not os.path.isfile(os.path.join(d, 'include', 'hwloc.h')) or not lib:
-        error('hwloc not found under %s (include/hwloc.h, libhwloc.so); unpack Debian '
-              'packages libhwloc-dev libhwloc15 there' % d)
-    hwloc_libdirs = [os.path.dirname(lib)]
-    hwloc_cflags = ['-I' + os.path.join(d, 'include')]
-    hwloc_libs = ['-L' + hwloc_libdirs[0], '-lhwloc']
-    hwloc_origin = '--hwloc-prefix=' + d
-else:
-    rc, flags = capture(['pkg-config', '--cflags', '--libs', 'hwloc'])
-    hwloc_pc = rc == 0
-    hwloc_cflags = [w for w in shlex.split(flags) if w[:2] in ('-I', '-D')] if hwloc_pc else []
-    hwloc_libs = [w for w in shlex.split(flags) if w not in hwloc_cflags] if hwloc_pc else ['-lhwloc']
-    hwloc_origin = 'pkg-config hwloc'
-if not probe.link(cc, HWLOC_CODE, hwloc_cflags, hwloc_libs):
-    error('hwloc 2.x not found (%s); install Debian package libhwloc-dev, or pass '
-          '--hwloc-prefix=DIR' % hwloc_origin)
-hwloc_version = probe.macro(cc, hwloc_cflags, 'hwloc.h', 'HWLOC_VERSION') or '2.x'
+CUDA_CODE = ('#include <cuda_runtime.h>\n__global__ void k(int *p) { *p = 1; }\n'
+             'extern "C" int probe(void) { int n = 0; if (cudaGetDeviceCount(&n) == '
+             'cudaSuccess && n > 0) k<<<1, 1>>>(0); return n; }\n')
 
-# CUDA: optional. A found nvcc must work; pass --without-cuda to build host-only.
-ARCH_RE = re.compile(r'^(?:sm_|compute_)?(\d+[a-z]?)$')
+
+def scratch(code, ext):
+    path = os.path.join(SCRATCH.name, 'probe%d%s' % (len(os.listdir(SCRATCH.name)), ext))
+    with open(path, 'w') as f:
+        f.write(code)
+    return path
+
+
+def links(cc, code, cflags=(), libs=()):
+    """Whether cc compiles and links code with those flags."""
+    src = scratch(code, '.c')
+    return capture([cc] + list(cflags) + [src, '-o', src + '.exe'] + list(libs))[0] == 0
+
+
+def macro(cc, cflags, header, name):
+    """What a macro of a header expands to (quotes stripped), or None."""
+    src = scratch('#include <%s>\nshoal_probe_value %s\n' % (header, name), '.c')
+    rc, out = capture([cc, '-E', '-P'] + list(cflags) + [src])
+    for line in out.splitlines() if rc == 0 else ():
+        if line.startswith('shoal_probe_value '):
+            value = line.split(None, 1)[1].strip().strip('"')
+            return None if value == name else value
+    return None
 
 
 def cuda_arch_flags(spec):
+    """-arch for one architecture (SASS + PTX); -gencode each, PTX of the last, for a list."""
     archs = [a.strip() for a in spec.split(',') if a.strip()]
-    nums = [ARCH_RE.match(a).group(1) if ARCH_RE.match(a) else None for a in archs]
+    nums = [re.match(r'^(?:sm_|compute_)?(\d+[a-z]?)$', a) for a in archs]
     if len(archs) == 1:
-        return ['-arch=' + ('sm_' + nums[0] if nums[0] else archs[0])]  # SASS + PTX
-    if None in nums:
+        return ['-arch=' + ('sm_' + nums[0].group(1) if nums[0] else archs[0])]
+    if not all(nums):
         error('--cuda-arch=%s: a list must hold only sm_NN entries' % spec)
-    flags = ['-gencode=arch=compute_%s,code=sm_%s' % (n, n) for n in nums]
-    return flags + ['-gencode=arch=compute_%s,code=compute_%s' % (nums[-1], nums[-1])]
+    nums = [m.group(1) for m in nums]
+    return ['-gencode=arch=compute_%s,code=sm_%s' % (v, v) for v in nums] + [
+        '-gencode=arch=compute_%s,code=compute_%s' % (nums[-1], nums[-1])]
 
 
-nvcc = None
-if not options.without_cuda:
+def probe_cc(c):
+    c.cc = os.environ.get('CC') or shutil.which('cc') or shutil.which('gcc') or 'cc'
+    if not links(c.cc, MAIN):
+        error('C compiler not found (%s); install Debian package build-essential, or set CC' % c.cc)
+    c.cc_version = capture([c.cc, '--version'])[1].splitlines()[0]
+    # Undefined behaviour is made fatal so that a test that hits it fails.
+    c.sanitize = []
+    if options.sanitize:
+        c.sanitize = ['-fsanitize=' + options.sanitize, '-fno-omit-frame-pointer']
+        if 'undefined' in options.sanitize.split(','):
+            c.sanitize.append('-fno-sanitize-recover=undefined')
+        if not links(c.cc, MAIN, c.sanitize, c.sanitize):
+            error('%s cannot build with %s: unknown sanitizer, or install Debian package '
+                  'libasan8 libubsan1' % (c.cc, c.sanitize[0]))
+
+
+def probe_mpi(c):
+    """mpicc's flags, or explicit folders: the GPU machine's mpicc has /usr baked in."""
+    names = ('mpiexec', 'mpiexec.hydra', 'mpiexec.mpich')
+    c.mpi_libdirs, c.mpi_pc = [], False
+    if mpi_prefix:
+        inc = under(mpi_prefix, ('include/x86_64-linux-gnu/mpich', 'include/mpich', 'include'), 'mpi.h')
+        lib = under(mpi_prefix, ('lib/x86_64-linux-gnu', 'lib', 'lib64'), 'libmpich.so')
+        if not inc or not lib:
+            error('MPI not found under %s (mpi.h, libmpich.so); unpack Debian packages '
+                  'libmpich-dev libmpich12 mpich there' % mpi_prefix)
+        c.mpi_cflags = ['-I' + os.path.dirname(inc)]
+        c.mpi_libdirs = [os.path.dirname(lib)]
+        c.mpi_libs = ['-L' + c.mpi_libdirs[0], '-lmpich']
+        c.mpi_origin = '--mpi-prefix=' + mpi_prefix
+        launchers = [os.path.join(mpi_prefix, 'bin', n) for n in names]
+    else:
+        mpicc = shutil.which('mpicc')
+        rc, show = capture([mpicc, '-show']) if mpicc else (127, '')
+        if rc != 0:
+            error('MPI not found (mpicc); install Debian package libmpich-dev, or pass '
+                  '--mpi-prefix=DIR')
+        words = shlex.split(show)[1:]
+        c.mpi_cflags = [w for w in words if w[:2] in ('-I', '-D')]
+        c.mpi_libs = [w for w in words if w not in c.mpi_cflags]
+        c.mpi_origin = mpicc
+        # mpich.pc describes this MPI, so shoal.pc can name it
+        c.mpi_pc = capture(['pkg-config', '--exists', 'mpich'])[0] == 0
+        # Prefer MPICH's own launcher: a plain mpiexec may be another MPI's.
+        names = ('mpiexec.hydra', 'mpiexec.mpich', 'mpiexec')
+        launchers = [os.path.join(os.path.dirname(mpicc), n) for n in names]
+        launchers += [shutil.which(n) for n in names]
+    if not links(c.cc, MPI_CODE, c.mpi_cflags, c.mpi_libs):
+        error('MPI from %s does not compile and link a test program; install Debian package '
+              'libmpich-dev, or pass --mpi-prefix=DIR' % c.mpi_origin)
+    mpiexec = options.mpiexec and os.path.join(CWD, options.mpiexec) or first_file(launchers)
+    if not mpiexec or not os.access(mpiexec, os.X_OK):
+        error('mpiexec not found (%s); install Debian package mpich, or pass --mpiexec=PATH'
+              % (mpiexec or 'looked for ' + ', '.join(names)))
+    c.mpiexec = os.path.abspath(mpiexec)
+    version = macro(c.cc, c.mpi_cflags, 'mpi.h', 'MPICH_VERSION')
+    c.mpi_version = 'MPICH ' + version if version else 'MPI %s.%s, not MPICH' % tuple(
+        macro(c.cc, c.mpi_cflags, 'mpi.h', m) for m in ('MPI_VERSION', 'MPI_SUBVERSION'))
+
+
+def probe_hwloc(c):
+    """hwloc 2.x: explicit folders, pkg-config, or the compiler's default paths."""
+    c.hwloc_libdirs, c.hwloc_pc = [], False
+    if hwloc_prefix:
+        lib = under(hwloc_prefix, ('lib/x86_64-linux-gnu', 'lib', 'lib64'), 'libhwloc.so')
+        if not os.path.isfile(os.path.join(hwloc_prefix, 'include', 'hwloc.h')) or not lib:
+            error('hwloc not found under %s (include/hwloc.h, libhwloc.so); unpack Debian '
+                  'packages libhwloc-dev libhwloc15 there' % hwloc_prefix)
+        c.hwloc_libdirs = [os.path.dirname(lib)]
+        # Debian keeps hwloc/autogen/config.h (HWLOC_VERSION) in the multiarch folder.
+        c.hwloc_cflags = ['-I' + d for d in (hwloc_prefix + '/include', hwloc_prefix +
+                                             '/include/x86_64-linux-gnu') if os.path.isdir(d)]
+        c.hwloc_libs = ['-L' + c.hwloc_libdirs[0], '-lhwloc']
+        c.hwloc_origin = '--hwloc-prefix=' + hwloc_prefix
+    else:
+        rc, flags = capture(['pkg-config', '--cflags', '--libs', 'hwloc'])
+        c.hwloc_pc = rc == 0
+        words = shlex.split(flags) if c.hwloc_pc else ['-lhwloc']
+        c.hwloc_cflags = [w for w in words if w[:2] in ('-I', '-D')]
+        c.hwloc_libs = [w for w in words if w not in c.hwloc_cflags]
+        c.hwloc_origin = 'pkg-config hwloc' if c.hwloc_pc else 'default paths, no hwloc.pc'
+    if not links(c.cc, HWLOC_CODE, c.hwloc_cflags, c.hwloc_libs):
+        error('hwloc 2.x not found (%s); install Debian package libhwloc-dev, or pass '
+              '--hwloc-prefix=DIR' % c.hwloc_origin)
+    c.hwloc_version = macro(c.cc, c.hwloc_cflags, 'hwloc.h', 'HWLOC_VERSION') or '2.x'
+
+
+def probe_cuda(c):
+    """Optional: without nvcc the build is host-only; an nvcc that fails is an error."""
     home = os.environ.get('CUDA_HOME')
-    candidates = [os.environ.get('NVCC', ''), home and os.path.join(home, 'bin', 'nvcc'),
-                  shutil.which('nvcc'), '/usr/local/cuda/bin/nvcc']
-    nvcc = first_file(c for c in candidates if c)
-if nvcc:
-    root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
-    cuda_inc = os.path.dirname(first_file(os.path.join(d, 'cuda_runtime.h') for d in (
-        os.path.join(root, 'include'), os.path.join(root, 'targets/x86_64-linux/include'),
-        '/usr/include')) or '/')
-    cuda_libdir = os.path.dirname(first_file(os.path.join(d, 'libcudart_static.a') for d in (
-        os.path.join(root, 'lib64'), os.path.join(root, 'targets/x86_64-linux/lib'),
-        '/usr/lib/x86_64-linux-gnu')) or '/')
-    cuda_version = re.search(r'release ([\d.]+)', capture([nvcc, '--version'])[1])
-    cuda_version = cuda_version.group(1) if cuda_version else '?'
-    cuda_libs = ['-L' + cuda_libdir, '-lcudart_static', '-ldl', '-lrt', '-lpthread', '-lstdc++']
-    arch_flags = cuda_arch_flags(options.cuda_arch)
-    nvcc_base = ['-std=c++17', '-g', '-lineinfo', '-Xcompiler', '-fPIC'] + arch_flags + [
-        '-rdc=false', '-DSHOAL_HAVE_CUDA=1'] + (['-O0'] if options.debug else ['-O2'])
-    for flag in sanitize:  # nvcc splits -Xcompiler values at commas: one flag each
-        nvcc_base += sum((['-Xcompiler', flag.split('=')[0] + '=' + k] for k in
-                          flag.split('=', 1)[1].split(',')), []) if '=' in flag else ['-Xcompiler', flag]
+    c.nvcc = None if options.without_cuda else first_file(
+        [home and os.path.join(home, 'bin', 'nvcc'), shutil.which('nvcc'), '/usr/local/cuda/bin/nvcc'])
+    if not c.nvcc:
+        return
+    root = os.path.dirname(os.path.dirname(os.path.realpath(c.nvcc)))
+    inc = under(root, ('include', 'targets/x86_64-linux/include'), 'cuda_runtime.h')
+    lib = under(root, ('lib64', 'targets/x86_64-linux/lib', 'lib/x86_64-linux-gnu'),
+                'libcudart_static.a')
+    if not inc or not lib:
+        error('%s has no cuda_runtime.h or libcudart_static.a beside it; pass --without-cuda' % c.nvcc)
+    c.cuda_inc = os.path.dirname(inc)
+    c.cuda_libs = ['-L' + os.path.dirname(lib), '-lcudart_static', '-ldl', '-lrt', '-lpthread',
+                   '-lstdc++']
+    version = re.search(r'release ([\d.]+)', capture([c.nvcc, '--version'])[1])
+    c.cuda_version = version.group(1) if version else '?'
+    c.arch_flags = cuda_arch_flags(options.cuda_arch)
+    c.nvcc_flags = ['-std=c++17', '-O0' if options.debug else '-O2', '-g', '-lineinfo',
+                    '-rdc=false', '-DSHOAL_HAVE_CUDA=1', '-Xcompiler', '-fPIC'] + c.arch_flags
+    for flag in c.sanitize:  # nvcc splits -Xcompiler values at commas: one flag each
+        opt, _, kinds = flag.partition('=')
+        c.nvcc_flags += sum((['-Xcompiler', opt + '=' + k] for k in kinds.split(',')), []) \
+            if kinds else ['-Xcompiler', flag]
     if os.environ.get('CC'):
-        nvcc_base += ['-ccbin', cc]
-    nvcc_base += shlex.split(os.environ.get('NVCCFLAGS', ''))
-    cu = probe.write('#include <cuda_runtime.h>\n__global__ void k(int *p) { *p = 1; }\n'
-                     'extern "C" int probe(void) { int n = 0; if (cudaGetDeviceCount(&n) == '
-                     'cudaSuccess && n > 0) k<<<1, 1>>>(0); return n; }\n', '.cu')
-    rc, log = capture([nvcc] + nvcc_base + ['-c', cu, '-o', cu + '.o'])
+        c.nvcc_flags += ['-ccbin', c.cc]
+    cu = scratch(CUDA_CODE, '.cu')
+    rc, log = capture([c.nvcc] + c.nvcc_flags + ['-c', cu, '-o', cu + '.o'])
     if rc != 0:
-        error('%s fails on a test kernel with %s: %s; pass --without-cuda or another --cuda-arch'
-              % (nvcc, ' '.join(arch_flags), (log.strip().splitlines() or ['?'])[-1]))
-    if not probe.link(cc, 'int probe(void);\nint main(void) { return probe() < 0; }\n',
-                      sanitize, [cu + '.o'] + sanitize + cuda_libs):
-        error('cannot link libcudart_static.a from %s with %s; pass --without-cuda'
-              % (cuda_libdir, cc))
+        error('%s fails on a test kernel with %s (%s); pass --without-cuda or another --cuda-arch'
+              % (c.nvcc, ' '.join(c.arch_flags), (log.strip().splitlines() or ['?'])[-1].strip()))
+    if not links(c.cc, 'int probe(void);\nint main(void) { return probe() < 0; }\n',
+                 c.sanitize, [cu + '.o'] + c.sanitize + c.cuda_libs):
+        error('%s cannot link libcudart_static.a from %s; pass --without-cuda'
+              % (c.cc, os.path.dirname(lib)))
+
+
+# A run by hand probes; ninja's regeneration reuses the results of the last
+# probe made with the same arguments, environment and configure.py.
+recorded_env = ['%s=%s' % (k, os.environ[k]) for k in RECORDED_ENV if os.environ.get(k)]
+with open(os.path.join(SRCDIR, 'configure.py'), 'rb') as f:
+    probe_key = [ARGV, recorded_env, CWD, hashlib.sha1(f.read()).hexdigest()]
+probe_cache = built('probes.json')
+cfg = None
+if options.regenerate and os.path.isfile(probe_cache):
+    cached = json.load(open(probe_cache))
+    cfg = types.SimpleNamespace(**cached['result']) if cached['key'] == probe_key else None
+if cfg is None:
+    cfg = types.SimpleNamespace()
+    for probe in (probe_cc, probe_mpi, probe_hwloc, probe_cuda):
+        probe(cfg)
+    os.makedirs(builddir, exist_ok=True)
+    json.dump({'key': probe_key, 'result': vars(cfg)}, open(probe_cache, 'w'), indent=1)
+cc, nvcc, sanitize = cfg.cc, cfg.nvcc, cfg.sanitize
 
 # ---------------------------------------------------------------- flags
 WARN = ['-Wall', '-Wextra', '-Wshadow', '-Wstrict-prototypes',
         '-Werror=implicit-function-declaration']
 OPT = ['-O0', '-g'] if options.debug else ['-O2', '-g']
-cuda_cflags = ['-DSHOAL_HAVE_CUDA=1', '-I' + cuda_inc] if nvcc else ['-DSHOAL_HAVE_CUDA=0']
+cuda_cflags = ['-DSHOAL_HAVE_CUDA=1', '-I' + cfg.cuda_inc] if nvcc else ['-DSHOAL_HAVE_CUDA=0']
 base_cflags = ['-std=c11', '-D_GNU_SOURCE'] + OPT + WARN + ['-fPIC'] + sanitize + cuda_cflags
+user_cflags = shlex.split(os.environ.get('CFLAGS', ''))
 INTERNAL = ['-Iapi', '-Iruntime', '-Itopology']
+deps_cflags = cfg.mpi_cflags + cfg.hwloc_cflags
 test_inc = ['-Itests'] + (['-Itests/common'] if os.path.isdir('tests/common') else [])
-# Library and tests see the internal headers and hide symbols by default (the
-# library exports through SHOAL_EXPORT); the tool, examples and bench are
-# users of the public library: public headers only, default visibility.
-lib_cflags = base_cflags + ['-fvisibility=hidden'] + INTERNAL + mpi_cflags + hwloc_cflags
-test_cflags = lib_cflags + test_inc
-prog_cflags = base_cflags + ['-Iapi'] + mpi_cflags
-extra_libdirs = [d for d in mpi_libdirs + hwloc_libdirs if d not in SYSTEM_LIBDIRS]
-rpaths = ['-Wl,-rpath,' + d for d in dict.fromkeys(extra_libdirs)]
-ldflags = sanitize + rpaths + user_ldflags
+# The library and the tests see the internal headers and hide symbols by
+# default (the library exports through SHOAL_EXPORT). The tool, examples and
+# bench are users of the public library: public headers, default visibility.
+lib_cflags = base_cflags + ['-fvisibility=hidden'] + INTERNAL + deps_cflags
+prog_cflags = base_cflags + ['-Iapi'] + cfg.mpi_cflags
+# Libraries from --mpi-prefix/--hwloc-prefix are found at run time through rpath.
+extra_libdirs = [d for d in cfg.mpi_libdirs + cfg.hwloc_libdirs if d not in SYSTEM_LIBDIRS]
+ldflags = sanitize + ['-Wl,-rpath,' + d for d in dict.fromkeys(extra_libdirs)] + \
+    shlex.split(os.environ.get('LDFLAGS', ''))
 sys_libs = ['-ldl', '-lpthread', '-lm']
-lib_libs = mpi_libs + hwloc_libs + (cuda_libs if nvcc else []) + sys_libs
-prog_libs = mpi_libs + sys_libs
+cuda_libs = cfg.cuda_libs if nvcc else []
+lib_libs = cfg.mpi_libs + cfg.hwloc_libs + cuda_libs + sys_libs
 BUILD_RPATH = '-Wl,-rpath,$ORIGIN/../lib'
 
 # ---------------------------------------------------------------- sources
-topo_tool = 'topology/shoal-topo.c'
-cu_globs = ('api/*.cu', 'runtime/*.cu', 'runtime/transport/*.cu', 'topology/*.cu')
-lib_c = sources('api/*.c', 'runtime/*.c', 'runtime/transport/*.c', 'topology/*.c',
-                exclude=(topo_tool,))
-lib_cu = sources(*cu_globs) if nvcc else []
+TOOL = 'topology/shoal-topo.c'
+lib_srcs = sources('api/*.c', 'runtime/*.c', 'runtime/transport/*.c', 'topology/*.c', exclude=(TOOL,))
+if nvcc:
+    lib_srcs += sources('api/*.cu', 'runtime/*.cu', 'runtime/transport/*.cu', 'topology/*.cu')
 examples = sources('examples/*.c')
-bench_c = sources('bench/*.c')
-bench_cu = sources('bench/*.cu') if nvcc else []
-test_common = sources('tests/common/*.c')
+bench = sources('bench/*.c', *(['bench/*.cu'] if nvcc else []))
 headers = [h for h in ('api/shoal.h', 'api/shoal_topo.h', 'api/shoal_cuda.h',
                        'api/shoal_device.cuh') if os.path.isfile(h)]
-version = [None, None, None]
-if os.path.isfile('api/shoal.h'):
-    text = open('api/shoal.h').read()
-    version = [(re.search(r'#define SHOAL_VERSION_%s (\d+)' % p, text) or [0, None])[1]
-               for p in ('MAJOR', 'MINOR', 'PATCH')]
-version = [v or '0' for v in version]
+header_text = open('api/shoal.h').read() if os.path.isfile('api/shoal.h') else ''
+version = [(re.search(r'#define SHOAL_VERSION_%s (\d+)' % part, header_text) or [0, '0'])[1]
+           for part in ('MAJOR', 'MINOR', 'PATCH')]
 soname = 'libshoal.so.' + version[0]
 
 # tests/TESTS: name source np labels timeout [VAR=VALUE ...] [-- args ...]
-tests = []
 TESTS_FILE = 'tests/TESTS'
-NAME_RE = re.compile(r'^[A-Za-z0-9_.+-]+$')
-ENV_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*=')
-if os.path.isfile(TESTS_FILE):
-    names, exes = set(), {}
-    for lineno, raw in enumerate(open(TESTS_FILE), 1):
-        where = '%s:%d: ' % (TESTS_FILE, lineno)
-        try:
-            words = shlex.split(raw, comments=True)
-        except ValueError as e:
-            error(where + str(e))
-        if not words:
-            continue
-        if len(words) < 5:
-            error(where + 'want "name source np labels timeout [VAR=VALUE ...] [-- args ...]"')
-        name, source, np, labels, timeout = words[:5]
-        rest = words[5:]
-        args = rest[rest.index('--') + 1:] if '--' in rest else []
-        env = rest[:rest.index('--')] if '--' in rest else rest
-        if not NAME_RE.match(name) or name in names:
-            error(where + 'test name %r is not [A-Za-z0-9_.+-]+ or is already used' % name)
-        if not source.endswith(('.c', '.cu')) or not os.path.isfile(source):
-            error(where + 'source %s is not an existing .c or .cu file' % source)
-        if not np.isdigit() or not timeout.isdigit() or int(timeout) == 0:
-            error(where + 'np must be an integer >= 0 and timeout an integer > 0 (seconds)')
-        bad = [e for e in env if not ENV_RE.match(e) or ';' in e]
-        if bad:
-            error(where + '%r is not VAR=VALUE (no ";"); program arguments go after --' % bad[0])
-        names.add(name)
-        if source.endswith('.cu') and not nvcc:
-            continue  # GPU-only test in a host-only build
-        exe = built('tests', stem(source))
-        if exes.setdefault(exe, source) != source:
-            error(where + '%s and %s both build %s' % (exes[exe], source, exe))
-        tests.append(dict(name=name, source=source, exe=exe, np=int(np), timeout=int(timeout),
-                          labels=[l for l in labels.split(',') if l], env=env, args=args))
+tests, names, exes = [], set(), {}
+for lineno, raw in enumerate(open(TESTS_FILE) if os.path.isfile(TESTS_FILE) else (), 1):
+    where = '%s:%d: ' % (TESTS_FILE, lineno)
+    try:
+        words = shlex.split(raw, comments=True)
+    except ValueError as e:
+        error(where + str(e))
+    if not words:
+        continue
+    if len(words) < 5:
+        error(where + 'want "name source np labels timeout [VAR=VALUE ...] [-- args ...]"')
+    name, source, np, labels, timeout = words[:5]
+    rest = words[5:]
+    cut = rest.index('--') if '--' in rest else len(rest)
+    env, args = rest[:cut], rest[cut + 1:]
+    if name in names or not re.match(r'^[A-Za-z0-9_.+-]+$', name):
+        error(where + 'test name %r is %s' % (name, 'already used' if name in names
+                                              else 'not [A-Za-z0-9_.+-]+'))
+    if not source.endswith(('.c', '.cu')) or not os.path.isfile(source):
+        error(where + 'source %s is not an existing .c or .cu file' % source)
+    if not np.isdigit() or not timeout.isdigit() or int(timeout) == 0:
+        error(where + 'np must be an integer >= 0 and timeout an integer > 0 (seconds)')
+    bad = [e for e in env if not re.match(r'^[A-Za-z_][A-Za-z0-9_]*=[^;]*$', e)]
+    if bad:
+        error(where + '%r is not VAR=VALUE (no ";"); program arguments go after --' % bad[0])
+    names.add(name)
+    if source.endswith('.cu') and not nvcc:
+        continue  # a GPU-only test in a host-only build
+    exe = built('tests', stem(source))
+    if exes.setdefault(exe, source) != source:
+        error(where + '%s and %s would both build %s' % (exes[exe], source, exe))
+    tests.append(types.SimpleNamespace(name=name, source=source, exe=exe, np=int(np),
+                                       timeout=int(timeout), env=env, args=args,
+                                       labels=[label for label in labels.split(',') if label]))
 
 # ---------------------------------------------------------------- build.ninja
 os.makedirs(builddir, exist_ok=True)
-recorded_env = ['%s=%s' % (k, os.environ[k]) for k in RECORDED_ENV if os.environ.get(k)]
-configure_cmd = (['env'] + recorded_env if recorded_env else []) + [
-    sys.executable, os.path.join(SRCDIR, 'configure.py')] + ARGV
+configure_cmd = nflags((['env'] + recorded_env if recorded_env else []) + [
+    sys.executable, os.path.join(SRCDIR, 'configure.py')] + ARGV + ['--regenerate'])
+if CWD != SRCDIR:  # relative paths in ARGV are relative to CWD
+    configure_cmd = 'cd %s && %s' % (nflags([CWD]), configure_cmd)
 
 n = Writer('build.ninja')
 n.comment('shoal build file, generated by configure.py; edit configure.py instead.')
@@ -449,20 +448,19 @@ n.line()
 n.variable('ninja_required_version', '1.7')
 n.variable('builddir', npath(builddir))  # .ninja_log and .ninja_deps go there
 n.variable('cc', nflags([cc]))
-if nvcc:
-    n.variable('nvcc', nflags([nvcc]))
 n.variable('lib_cflags', nflags(lib_cflags + user_cflags))
-n.variable('test_cflags', nflags(test_cflags + user_cflags))
+n.variable('test_cflags', nflags(lib_cflags + test_inc + user_cflags))
 n.variable('prog_cflags', nflags(prog_cflags + user_cflags))
 if nvcc:
-    n.variable('lib_nvccflags', nflags(nvcc_base + ['-Xcompiler', '-fvisibility=hidden'] +
-                                       INTERNAL + mpi_cflags + hwloc_cflags))
-    n.variable('test_nvccflags', nflags(nvcc_base + INTERNAL + mpi_cflags + hwloc_cflags + test_inc))
-    n.variable('prog_nvccflags', nflags(nvcc_base + ['-Iapi'] + mpi_cflags))
+    n.variable('nvcc', nflags([nvcc]))
+    n.variable('lib_nvccflags', nflags(cfg.nvcc_flags + ['-Xcompiler', '-fvisibility=hidden'] +
+                                       INTERNAL + deps_cflags))
+    n.variable('test_nvccflags', nflags(cfg.nvcc_flags + INTERNAL + deps_cflags + test_inc))
+    n.variable('prog_nvccflags', nflags(cfg.nvcc_flags + ['-Iapi'] + cfg.mpi_cflags))
 n.variable('ldflags', nflags(ldflags))
 n.variable('lib_libs', nflags(lib_libs))
-n.variable('prog_libs', nflags(prog_libs))
-n.variable('cuda_libs', nflags(cuda_libs if nvcc else []))
+n.variable('prog_libs', nflags(cfg.mpi_libs + sys_libs))
+n.variable('cuda_libs', nflags(cuda_libs))
 n.line()
 
 n.rule('cc', '$cc -MMD -MT $out -MF $out.d $cflags -c $in -o $out',
@@ -471,203 +469,168 @@ if nvcc:
     n.rule('nvcc', '$nvcc -MD -MT $out -MF $out.d $nvccflags -c $in -o $out',
            description='NVCC $out', depfile='$out.d', deps='gcc')
 n.rule('ar', 'rm -f $out && ar crs $out $in', description='AR $out')
-n.rule('solink', '$cc -shared -o $out $in $ldflags $solinkflags $libs', description='SOLINK $out')
+n.rule('solink', '$cc -shared -o $out $in $ldflags $linkflags $libs', description='SOLINK $out')
 n.rule('link', '$cc -o $out $in $ldflags $linkflags $libs', description='LINK $out')
 n.rule('symlink', 'ln -sf $target $out', description='SYMLINK $out')
-n.rule('configure', nflags(configure_cmd), description='CONFIGURE', generator=True, pool='console')
-n.rule('ctest', nflags(['ctest', '--test-dir', builddir, '--output-on-failure']),
-       description='CTEST', pool='console')
+n.rule('configure', configure_cmd,
+       description='CONFIGURE', generator=True, pool='console')
 n.rule('script', '$script', description='$desc', pool='console')
 n.line()
 
 
 def compile_all(srcs, kind):
-    """Object files for srcs: .c with $<kind>_cflags, .cu with $<kind>_nvccflags."""
+    """Objects of srcs: .c with $<kind>_cflags, .cu with $<kind>_nvccflags."""
     objs = []
     for src in srcs:
-        if src.endswith('.cu'):
-            objs += n.build(obj(src), 'nvcc', src, variables=[('nvccflags', '$%s_nvccflags' % kind)])
-        else:
-            objs += n.build(obj(src), 'cc', src, variables=[('cflags', '$%s_cflags' % kind)])
+        cu = src.endswith('.cu')
+        objs += n.build(obj(src), 'nvcc' if cu else 'cc', src, variables=[
+            ('nvccflags' if cu else 'cflags', '$%s_%s' % (kind, 'nvccflags' if cu else 'cflags'))])
     return objs
 
 
-n.comment('libshoal: %s (real file), libshoal.so (link), libshoal.a' % soname)
-lib_objs = compile_all(lib_c + lib_cu, 'lib')
-lib_real = built('lib', soname)
-lib_so = built('lib', 'libshoal.so')
-lib_a = built('lib', 'libshoal.a')
-solink = ['-Wl,-soname,' + soname]
+n.comment('libshoal: %s (the file), libshoal.so (a link to it), libshoal.a' % soname)
+lib_objs = compile_all(lib_srcs, 'lib')
+lib_real, lib_so, lib_a = built('lib', soname), built('lib', 'libshoal.so'), built('lib', 'libshoal.a')
+solink = ['-Wl,-soname,' + soname] + ([] if sanitize else ['-Wl,--no-undefined'])
 if nvcc:
-    solink.append('-Wl,--exclude-libs,libcudart_static.a')  # keep cudart's symbols private
-if not sanitize:
-    solink.append('-Wl,--no-undefined')
-n.build(lib_real, 'solink', lib_objs,
-        variables=[('libs', '$lib_libs'), ('solinkflags', nflags(solink))])
+    solink.append('-Wl,--exclude-libs,libcudart_static.a')  # cudart's symbols stay private
+n.build(lib_real, 'solink', lib_objs, variables=[('libs', '$lib_libs'), ('linkflags', nflags(solink))])
 n.build(lib_so, 'symlink', lib_real, variables=[('target', soname)])
 n.build(lib_a, 'ar', lib_objs)
 n.build('lib', 'phony', [lib_real, lib_so, lib_a])
 n.line()
 
 
-def program(out, srcs, kind='prog', libs='$prog_libs', shared=True, extra_link=(), rpath=BUILD_RPATH):
-    """A program of the public library: links libshoal.so, finds it through rpath."""
-    objs = compile_all(srcs, kind)
-    uses_cuda = any(s.endswith('.cu') for s in srcs)
-    libs = libs + (' $cuda_libs' if uses_cuda else '')
-    flags = ([rpath] if shared else []) + list(extra_link)
-    return n.build(out, 'link', objs + ([lib_so] if shared else []),
-                   implicit=[lib_real] if shared else [],
-                   variables=[('libs', libs), ('linkflags', nflags(flags))])
+def program(out, srcs, rule='link', rpath=BUILD_RPATH, objs=None):
+    """A user of the public library: links libshoal.so and finds it through rpath."""
+    objs = compile_all(srcs, 'prog') if objs is None else objs
+    libs = '$prog_libs' + (' $cuda_libs' if any(s.endswith('.cu') for s in srcs) else '')
+    return n.build(out, rule, objs + [lib_so], implicit=[lib_real],
+                   variables=[('libs', libs), ('linkflags', nflags([rpath]))])
 
 
-tool = []
-if os.path.isfile(topo_tool):
-    n.comment('tool')
-    tool = program(built('bin', 'shoal-topo'), [topo_tool])
-    n.line()
-
-n.comment('examples')
-example_outs = []
-for src in examples:
-    example_outs += program(built('examples', stem(src)), [src])
+n.comment('tool, examples, bench')
+tool = program(built('bin', 'shoal-topo'), [TOOL]) if os.path.isfile(TOOL) else []
+example_outs = sum((program(built('examples', stem(src)), [src]) for src in examples), [])
 if os.path.isfile('examples/plugin/plugin.c'):
-    plugin_objs = compile_all(['examples/plugin/plugin.c'], 'prog')
-    example_outs += n.build(built('examples', 'libshoal_plugin.so'), 'solink', plugin_objs + [lib_so],
-                            implicit=[lib_real],
-                            variables=[('libs', '$prog_libs'), ('solinkflags', nflags([BUILD_RPATH]))])
+    example_outs += program(built('examples', 'libshoal_plugin.so'), ['examples/plugin/plugin.c'],
+                            rule='solink')
 if os.path.isfile('examples/plugin/host.c'):
     plugin_dir = '-DSHOAL_PLUGIN_DIR="%s"' % os.path.join(ABS_BUILDDIR, 'examples')
-    example_outs += n.build(built('examples', 'plugin_host'), 'link',
-                            n.build(obj('examples/plugin/host.c'), 'cc', 'examples/plugin/host.c',
-                                    variables=[('cflags', '$prog_cflags ' + nflags([plugin_dir]))]),
+    host_obj = n.build(obj('examples/plugin/host.c'), 'cc', 'examples/plugin/host.c',
+                       variables=[('cflags', '$prog_cflags ' + nflags([plugin_dir]))])
+    example_outs += n.build(built('examples', 'plugin_host'), 'link', host_obj,
                             variables=[('libs', '$prog_libs')])
 n.build('examples', 'phony', example_outs)
+n.build('bench', 'phony', sum((program(built('bench', stem(src)), [src]) for src in bench), []))
 n.line()
 
-n.comment('bench')
-bench_outs = []
-for src in bench_c + bench_cu:
-    bench_outs += program(built('bench', stem(src)), [src])
-n.build('bench', 'phony', bench_outs)
-n.line()
-
-n.comment('tests: from tests/TESTS; linked statically so they may call internal functions')
-common_objs = compile_all(test_common, 'test')
+n.comment('tests, from tests/TESTS: static libshoal.a, so that they may call internal functions')
+common_objs = compile_all(sources('tests/common/*.c'), 'test')
 test_outs = []
-for exe, source in sorted(set((t['exe'], t['source']) for t in tests)):
-    objs = compile_all([source], 'test')
-    test_outs += n.build(exe, 'link', objs + common_objs + [lib_a], variables=[('libs', '$lib_libs')])
+for exe, source in sorted(set((t.exe, t.source) for t in tests)):
+    test_outs += n.build(exe, 'link', compile_all([source], 'test') + common_objs + [lib_a],
+                         variables=[('libs', '$lib_libs')])
 n.build('tests', 'phony', test_outs)
 n.line()
 
-n.comment('installation: relinked tool with rpath to the installed library')
+n.comment('test, install (the tool relinked with rpath to the installed library), run')
+n.build('test', 'script', implicit=['all'], variables=[('desc', 'CTEST'), ('script', nflags(
+    ['ctest', '--test-dir', builddir, '--output-on-failure']))])
 install_deps = [lib_real, lib_a, built('shoal.pc'), built('install.sh')] + headers
 installed_tool = built('install', 'shoal-topo')
 if tool:
-    install_deps += n.build(installed_tool, 'link', [obj(topo_tool), lib_so], implicit=[lib_real],
-                            variables=[('libs', '$prog_libs'), ('linkflags', nflags(
-                                ['-Wl,-rpath,' + os.path.join(prefix, 'lib')]))])
-n.build('install', 'script', implicit=install_deps,
-        variables=[('script', nflags(['sh', built('install.sh')])), ('desc', 'INSTALL ' + prefix)])
-n.build('test', 'ctest', implicit=['all'])
-n.build('run', 'script', implicit=example_outs + tool + sources('examples/run.sh'),
-        variables=[('script', nflags(['bash', 'examples/run.sh', builddir])), ('desc', 'RUN examples')])
+    install_deps += program(installed_tool, [TOOL], objs=[obj(TOOL)],
+                            rpath='-Wl,-rpath,' + os.path.join(prefix, 'lib'))
+n.build('install', 'script', implicit=install_deps, variables=[
+    ('desc', 'INSTALL ' + prefix), ('script', nflags(['sh', built('install.sh')]))])
+n.build('run', 'script', implicit=example_outs + tool + sources('examples/run.sh'), variables=[
+    ('desc', 'RUN examples'),
+    ('script', nflags(['env', 'MPIEXEC=' + cfg.mpiexec, 'bash', 'examples/run.sh', builddir]))])
 n.line()
 
-n.comment('regeneration: configure.py, tests/TESTS, or a file added to a source folder')
-watched = ['configure.py'] + sources(TESTS_FILE) + [d for d in (
-    'api', 'runtime', 'runtime/transport', 'topology', 'examples', 'examples/plugin', 'bench',
-    'tests', 'tests/common') if os.path.isdir(d)]
-watched += sorted(set(os.path.dirname(t['source']) for t in tests) - set(watched))
+n.comment('regeneration: configure.py, tests/TESTS, or a file added to or removed from a folder')
+folders = ['api', 'runtime', 'runtime/transport', 'topology', 'examples', 'examples/plugin',
+           'bench', 'tests', 'tests/common'] + [os.path.dirname(t.source) for t in tests]
 # Folders by absolute path: 'tests', 'examples', 'bench' are also phony targets.
-watched = [os.path.join(SRCDIR, w) if os.path.isdir(w) else w for w in watched]
-n.build('build.ninja', 'configure', implicit=watched,
+folders = [os.path.join(SRCDIR, d) for d in dict.fromkeys(folders) if os.path.isdir(d)]
+n.build('build.ninja', 'configure', implicit=['configure.py'] + sources(TESTS_FILE) + folders,
         implicit_outputs=[built('CTestTestfile.cmake'), built('install.sh'), built('shoal.pc')])
 n.build('all', 'phony', ['lib'] + tool + ['examples', 'bench', 'tests'])
-n.default(['all'])
-n.close()
+n.line('default all')
+n.out.close()
 
 # ---------------------------------------------------------------- CTestTestfile.cmake
-
-
-def cmake_quote(arg):
-    return '"%s"' % re.sub(r'([\\"$;])', r'\\\1', arg)
-
-
 SANITIZER_ENV = []
-if options.sanitize and 'address' in options.sanitize:
+if 'address' in (options.sanitize or ''):
     # MPICH and UCX leak at exit; CUDA maps memory where ASan's shadow gap is.
     SANITIZER_ENV.append('ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0')
-if options.sanitize and 'undefined' in options.sanitize:
+if 'undefined' in (options.sanitize or ''):
     SANITIZER_ENV.append('UBSAN_OPTIONS=print_stacktrace=1')
 
+
+def cmake_quote(arg, special=r'\\"$;'):
+    return '"%s"' % re.sub('([%s])' % special, r'\\\1', arg)
+
+
 with open(built('CTestTestfile.cmake'), 'w') as f:
-    f.write('# shoal tests, generated by configure.py from tests/TESTS; run: ctest --test-dir %s\n'
-            % builddir)
+    f.write('# shoal tests, generated by configure.py from %s: ctest --test-dir %s\n'
+            % (TESTS_FILE, builddir))
     for t in tests:
-        exe = os.path.join(SRCDIR, t['exe'])
-        cmd = ([mpiexec, '-n', str(t['np'])] if t['np'] else []) + [exe] + t['args']
+        cmd = ([cfg.mpiexec, '-n', str(t.np)] if t.np else []) + [os.path.abspath(t.exe)] + t.args
         env = ['SHOAL_TEST_SRCDIR=' + SRCDIR, 'SHOAL_TEST_BUILDDIR=' + ABS_BUILDDIR] + SANITIZER_ENV
-        if t['np']:
-            env.append('MPIEXEC_TIMEOUT=%d' % t['timeout'])
-        own = set(e.split('=', 1)[0] for e in t['env'])
-        env = [e for e in env if e.split('=', 1)[0] not in own] + t['env']
-        props = ['LABELS', '"%s"' % ';'.join(t['labels']),
-                 # mpiexec's own timeout fires first and takes its ranks down
-                 'TIMEOUT', str(t['timeout'] + (10 if t['np'] else 0)),
-                 'SKIP_RETURN_CODE', '77']
-        if t['np']:
-            props += ['PROCESSORS', str(t['np'])]
-        props += ['ENVIRONMENT', '"%s"' % ';'.join(re.sub(r'([\\"$])', r'\\\1', e) for e in env)]
-        f.write('add_test(%s %s)\n' % (t['name'], ' '.join(cmake_quote(a) for a in cmd)))
-        f.write('set_tests_properties(%s PROPERTIES %s)\n' % (t['name'], ' '.join(props)))
+        env += ['MPIEXEC_TIMEOUT=%d' % t.timeout] if t.np else []
+        own = set(e.split('=', 1)[0] for e in t.env)
+        env = [e for e in env if e.split('=', 1)[0] not in own] + t.env
+        props = ['LABELS', cmake_quote(';'.join(t.labels), special=r'\\"$'),
+                 # mpiexec's own timeout fires first and takes all its ranks down
+                 'TIMEOUT', str(t.timeout + (10 if t.np else 0)), 'SKIP_RETURN_CODE', '77']
+        props += ['PROCESSORS', str(t.np)] if t.np else []
+        props += ['ENVIRONMENT', cmake_quote(';'.join(env), special=r'\\"$')]
+        f.write('add_test(%s %s)\n' % (t.name, ' '.join(cmake_quote(a) for a in cmd)))
+        f.write('set_tests_properties(%s PROPERTIES %s)\n' % (t.name, ' '.join(props)))
 
 # ---------------------------------------------------------------- install.sh, shoal.pc
+q = shlex.quote
+install = ['#!/bin/sh', '# Written by configure.py: installs shoal under $DESTDIR%s.' % prefix,
+           'set -eu', 'cd ' + q(SRCDIR), 'dest="${DESTDIR:-}"' + q(prefix),
+           'install -d "$dest/include" "$dest/lib/pkgconfig" "$dest/bin"',
+           'install -m 644 %s "$dest/include/"' % sh(headers) if headers else '',
+           'install -m 755 %s "$dest/lib/"' % q(lib_real),
+           'ln -sf %s "$dest/lib/libshoal.so"' % soname,
+           'install -m 644 %s "$dest/lib/"' % q(lib_a),
+           'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal.pc')),
+           'install -m 755 %s "$dest/bin/"' % q(installed_tool) if tool else '',
+           'echo "shoal installed in $dest"']
 with open(built('install.sh'), 'w') as f:
-    q = shlex.quote
-    lines = ['#!/bin/sh', '# Written by configure.py: installs shoal under $DESTDIR%s.' % prefix,
-             'set -eu', 'cd %s' % q(SRCDIR), 'dest="${DESTDIR:-}"%s' % q(prefix),
-             'install -d "$dest/include" "$dest/lib/pkgconfig" "$dest/bin"']
-    if headers:
-        lines.append('install -m 644 %s "$dest/include/"' % sh(headers))
-    lines += ['install -m 755 %s "$dest/lib/"' % q(lib_real),
-              'ln -sf %s "$dest/lib/libshoal.so"' % soname,
-              'install -m 644 %s "$dest/lib/"' % q(lib_a),
-              'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal.pc'))]
-    if tool:
-        lines.append('install -m 755 %s "$dest/bin/"' % q(installed_tool))
-    lines.append('echo "shoal installed in $dest"')
-    f.write('\n'.join(lines) + '\n')
+    f.write('\n'.join(line for line in install if line) + '\n')
 
+# Public headers include mpi.h (so MPI is in Cflags/Libs), not hwloc.h.
+private = ([] if cfg.hwloc_pc else cfg.hwloc_libs) + cuda_libs + sys_libs
 with open(built('shoal.pc'), 'w') as f:
     f.write('prefix=%s\nexec_prefix=${prefix}\nlibdir=${exec_prefix}/lib\n'
             'includedir=${prefix}/include\n\n' % prefix)
     f.write('Name: shoal\nDescription: topology-aware one-sided communication for MPI programs\n')
     f.write('Version: %s\n' % '.'.join(version))
-    if mpi_pc:
-        f.write('Requires: mpich\n')
-    if hwloc_pc:
-        f.write('Requires.private: hwloc\n')
-    f.write('Cflags: -I${includedir}%s\n' % ('' if mpi_pc else ' ' + sh(mpi_cflags)))
-    f.write('Libs: -L${libdir} -lshoal%s\n' % ('' if mpi_pc else ' ' + sh(mpi_libs)))
-    f.write('Libs.private: %s\n' % sh(([] if hwloc_pc else hwloc_libs) +
-                                      (cuda_libs if nvcc else []) + sys_libs))
+    f.write('Requires: mpich\n' if cfg.mpi_pc else '')
+    f.write('Requires.private: hwloc\n' if cfg.hwloc_pc else '')
+    f.write('Cflags: -I${includedir}%s\n' % ('' if cfg.mpi_pc else ' ' + sh(cfg.mpi_cflags)))
+    f.write('Libs: -L${libdir} -lshoal%s\n' % ('' if cfg.mpi_pc else ' ' + sh(cfg.mpi_libs)))
+    f.write('Libs.private: %s\n' % sh(dict.fromkeys(private)))
 
 # ---------------------------------------------------------------- summary
+cuda = 'no (%s)' % ('--without-cuda' if options.without_cuda else 'nvcc not found')
 if nvcc:
-    cuda_line = 'yes, nvcc %s (%s), %s' % (cuda_version, nvcc, ' '.join(arch_flags))
-else:
-    cuda_line = 'no (%s)' % ('--without-cuda' if options.without_cuda else 'nvcc not found')
+    cuda = 'yes, nvcc %s (%s), %s' % (cfg.cuda_version, nvcc, ' '.join(cfg.arch_flags))
 print('shoal %s configured:' % '.'.join(version))
 for key, value in (
-        ('compiler', '%s (%s)' % (cc, cc_version)),
-        ('MPI', '%s (%s), tests run with %s' % (mpi_version, mpi_origin, mpiexec)),
-        ('hwloc', '%s (%s)' % (hwloc_version, hwloc_origin)),
-        ('CUDA', cuda_line),
-        ('build', '%s%s' % (' '.join(OPT), (', ' + ' '.join(sanitize)) if sanitize else '')),
+        ('compiler', '%s (%s)' % (cc, cfg.cc_version)),
+        ('MPI', '%s (%s), tests run with %s' % (cfg.mpi_version, cfg.mpi_origin, cfg.mpiexec)),
+        ('hwloc', '%s (%s)' % (cfg.hwloc_version, cfg.hwloc_origin)),
+        ('CUDA', cuda),
+        ('flags', ' '.join(OPT + sanitize)),
         ('sources', '%d library, %d examples, %d bench, %d tests' % (
-            len(lib_c) + len(lib_cu), len(examples), len(bench_c) + len(bench_cu), len(tests))),
+            len(lib_srcs), len(examples), len(bench), len(tests))),
         ('prefix', prefix),
-        ('output', 'build.ninja, %s' % built('CTestTestfile.cmake'))):
+        ('wrote', 'build.ninja, ' + built('CTestTestfile.cmake'))):
     print('  %-9s %s' % (key, value))

@@ -74,8 +74,9 @@ void *shoal_calloc(shoal_t sh, size_t count, size_t size)
 void *shoal_align(shoal_t sh, size_t alignment, size_t size)
 {
     SHOAL__ENTER_NULL(sh, "shoal_align");
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-        shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_align", "alignment %zu is not a power of two", alignment);
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > SHOAL__HEAP_BASE_ALIGN) {
+        shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_align", "alignment %zu is not a power of two up to %zu",
+                     alignment, SHOAL__HEAP_BASE_ALIGN);
         return NULL;
     }
     return shoal__malloc(sh, "shoal_align", size, alignment, false);

@@ -45,6 +45,17 @@ void shoal__wait_pause(unsigned *spins)
     }
 }
 
+void shoal__wait_progress(shoal_t sh, unsigned *spins)
+{
+    /* spins stops counting once waits yield; poke MPI from the first
+     * iteration of every yield, and every 64 spins before. */
+    if (sh->rma_win != MPI_WIN_NULL && ((*spins & 63) == 0 || *spins >= 2000)) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
+    }
+    shoal__wait_pause(spins);
+}
+
 /* Timeout bookkeeping of one wait. */
 typedef struct shoal__deadline {
     double timeout; /* <= 0: forever */
@@ -189,7 +200,7 @@ int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
             shoal__pe_slot_t *s = &c->slot[r];
             while (atomic_load_explicit(&s->arrived, memory_order_acquire) < gen) {
                 if (shoal__expired(&dl)) return shoal__timeout_error(sh, call, coll, gen, false);
-                shoal__wait_pause(&spins);
+                shoal__wait_progress(sh, &spins);
             }
             if (atomic_load_explicit(&s->coll, memory_order_relaxed) != (uint32_t)coll ||
                 atomic_load_explicit(&s->arg, memory_order_relaxed) != arg)
@@ -210,7 +221,7 @@ int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
     } else {
         while (atomic_load_explicit(&c->release, memory_order_acquire) < gen) {
             if (shoal__expired(&dl)) return shoal__timeout_error(sh, call, coll, gen, false);
-            shoal__wait_pause(&spins);
+            shoal__wait_progress(sh, &spins);
         }
         verdict = atomic_load_explicit(&c->verdict, memory_order_relaxed);
     }

@@ -142,6 +142,7 @@ typedef struct shoal__gpu_info {
     cudaIpcMemHandle_t handle; /* of the heap allocation (heap + control area) */
     char bus_id[32];           /* its GPU's PCI bus id */
     uint64_t heap_size;
+    uint64_t delta; /* heap base minus allocation base */
     int32_t device;
 } shoal__gpu_info_t;
 
@@ -175,8 +176,9 @@ static int shoal__gpu_open_peer(shoal_t sh, int pe, const shoal__gpu_info_t *inf
         return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot open PE %d's heap (GPU %s) with cudaIpcOpenMemHandle: %s",
                             pe, info->bus_id, cudaGetErrorString(err));
     }
-    sh->peer_base[pe] = ptr;
-    g->peer_ctrl[pe] = (char *)ptr + info->heap_size;
+    g->opened[pe] = ptr;
+    sh->peer_base[pe] = (char *)ptr + info->delta;
+    g->peer_ctrl[pe] = sh->peer_base[pe] + info->heap_size;
 out:
     return rc;
 }
@@ -192,13 +194,15 @@ int shoal__heap_gpu_create(shoal_t sh)
 
     g->info_win = MPI_WIN_NULL;
     g->peer_ctrl = calloc((size_t)sh->n_pes, sizeof(char *));
+    g->opened = calloc((size_t)sh->n_pes, sizeof(void *));
     peers = calloc((size_t)sh->node_size, sizeof(*peers));
-    if (g->peer_ctrl == NULL || peers == NULL) {
+    if (g->peer_ctrl == NULL || g->opened == NULL || peers == NULL) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
         goto out;
     }
-    /* The heap and, behind it, this PE's control area: one allocation, one handle. */
-    err = cudaMalloc(&base, sh->heap_size + SHOAL__GPU_CTRL_BYTES);
+    /* The heap and, behind it, this PE's control area: one allocation, one
+     * handle; the heap starts SHOAL__HEAP_BASE_ALIGN-aligned. */
+    err = cudaMalloc(&base, sh->heap_size + SHOAL__GPU_CTRL_BYTES + SHOAL__HEAP_BASE_ALIGN);
     if (err != cudaSuccess) {
         size_t free_b = 0, total_b = 0;
         cudaGetLastError();
@@ -209,9 +213,10 @@ int shoal__heap_gpu_create(shoal_t sh)
                           sh->heap_size, g->device, g->bus_id, cudaGetErrorString(err), free_b, total_b);
         goto out;
     }
-    sh->heap_base = base;
-    g->ctrl = (char *)base + sh->heap_size;
-    sh->peer_base[sh->my_pe] = base;
+    g->raw = base;
+    sh->heap_base = (char *)(((uintptr_t)base + SHOAL__HEAP_BASE_ALIGN - 1) & ~(uintptr_t)(SHOAL__HEAP_BASE_ALIGN - 1));
+    g->ctrl = sh->heap_base + sh->heap_size;
+    sh->peer_base[sh->my_pe] = sh->heap_base;
     g->peer_ctrl[sh->my_pe] = g->ctrl;
     SHOAL__CUDA_CHECK(sh, call, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
     SHOAL__CUDA_CHECK(sh, call, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
@@ -223,6 +228,7 @@ int shoal__heap_gpu_create(shoal_t sh)
     SHOAL__CUDA_CHECK(sh, call, cudaIpcGetMemHandle(&mine->handle, base));
     memcpy(mine->bus_id, g->bus_id, sizeof(mine->bus_id));
     mine->heap_size = sh->heap_size;
+    mine->delta = (uint64_t)(sh->heap_base - (char *)base);
     mine->device = g->device;
     SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, g->info_win));
     SHOAL__MPI_CHECK(sh, call, MPI_Win_sync(g->info_win));
@@ -247,15 +253,16 @@ void shoal__heap_gpu_destroy(shoal_t sh)
         cudaStreamSynchronize(g->stream);
         cudaStreamDestroy(g->stream);
     }
-    for (int pe = 0; g->peer_ctrl != NULL && pe < sh->n_pes; pe++)
-        if (pe != sh->my_pe && sh->peer_base != NULL && sh->peer_base[pe] != NULL) cudaIpcCloseMemHandle(sh->peer_base[pe]);
+    for (int pe = 0; g->opened != NULL && pe < sh->n_pes; pe++)
+        if (g->opened[pe] != NULL) cudaIpcCloseMemHandle(g->opened[pe]);
     if (!sh->broken && g->info_win != MPI_WIN_NULL) {
         MPI_Win_unlock_all(g->info_win);
         MPI_Win_free(&g->info_win);
     }
-    if (sh->heap_base != NULL) cudaFree(sh->heap_base);
+    if (g->raw != NULL) cudaFree(g->raw);
     cudaGetLastError();
     sh->heap_base = NULL;
+    free(g->opened);
     free(g->peer_ctrl);
     free(g);
     sh->gpu = NULL;

@@ -5,17 +5,28 @@
 
 #include "shoal_internal.h"
 
+#define SHOAL__HEAP_ALIGN SHOAL__HEAP_BASE_ALIGN
+
+static char *shoal__align_up(void *p)
+{
+    return (char *)(((uintptr_t)p + SHOAL__HEAP_ALIGN - 1) & ~(uintptr_t)(SHOAL__HEAP_ALIGN - 1));
+}
+
 int shoal__heap_host_create(shoal_t sh)
 {
     static const char *call = "shoal_init";
     MPI_Info info = MPI_INFO_NULL;
     void *base = NULL;
+    unsigned long long *pad = NULL;
     int rc = SHOAL_SUCCESS, need_rma = 0, any_rma = 0;
 
     /* Separate segments per PE: each starts page-aligned on its own. */
     SHOAL__MPI_CHECK(sh, call, MPI_Info_create(&info));
     SHOAL__MPI_CHECK(sh, call, MPI_Info_set(info, "alloc_shared_noncontig", "true"));
-    rc = MPI_Win_allocate_shared((MPI_Aint)sh->heap_size, 1, info, sh->node_comm, &base, &sh->shm_win);
+    /* MPI promises no alignment: take more and align every segment, so that
+     * shoal_align works up to SHOAL__HEAP_BASE_ALIGN on every PE alike. */
+    rc = MPI_Win_allocate_shared((MPI_Aint)(sh->heap_size + SHOAL__HEAP_ALIGN), 1, info, sh->node_comm, &base,
+                                 &sh->shm_win);
     if (rc != MPI_SUCCESS) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
                           "cannot allocate a host heap of %zu bytes in shared memory (MPI_Win_allocate_shared "
@@ -25,14 +36,27 @@ int shoal__heap_host_create(shoal_t sh)
         goto out;
     }
     SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(sh->shm_win, MPI_ERRORS_RETURN));
-    sh->heap_base = base;
+    /* Each process maps the window at its own addresses: the owner picks
+     * the padding that aligns its view, and peers apply the same padding. */
+    sh->heap_base = shoal__align_up(base);
+    {
+        unsigned long long mine = (unsigned long long)(sh->heap_base - (char *)base);
+        pad = calloc((size_t)sh->node_size, sizeof(*pad));
+        if (pad == NULL) {
+            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+            goto out;
+        }
+        SHOAL__MPI_CHECK(sh, call, MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, pad, 1, MPI_UNSIGNED_LONG_LONG,
+                                                 sh->node_comm));
+    }
     for (int r = 0; r < sh->node_size; r++) {
         MPI_Aint size;
         int disp;
         void *peer;
         SHOAL__MPI_CHECK(sh, call, MPI_Win_shared_query(sh->shm_win, r, &size, &disp, &peer));
-        sh->peer_base[sh->node_pes[r]] = peer;
+        sh->peer_base[sh->node_pes[r]] = (char *)peer + pad[r];
     }
+    sh->peer_base[sh->my_pe] = sh->heap_base;
 
     /* The RMA window exists when some pair needs it: PEs on other nodes, or
      * shm disabled. Every PE must take part in creating it. */
@@ -46,6 +70,7 @@ int shoal__heap_host_create(shoal_t sh)
         sh->rma_base = sh->heap_base;
     }
 out:
+    free(pad);
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     return rc;
 }

@@ -20,6 +20,8 @@ struct shoal_gpu {
     bool stream_used;    /* copies possibly outstanding on it */
     char *ctrl;          /* my control area (device memory, right after the heap) */
     char **peer_ctrl;    /* per PE: its control area mapped here, or NULL */
+    void **opened;       /* per PE: what cudaIpcOpenMemHandle returned, or NULL */
+    void *raw;           /* my cudaMalloc'd allocation (heap_base is aligned inside) */
     uint32_t stream_gen; /* generation of the last stream barrier */
     MPI_Win info_win;    /* every PE's IPC handle, bus id and heap size */
 

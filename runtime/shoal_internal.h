@@ -22,6 +22,8 @@
 #define SHOAL__LIKELY(x) __builtin_expect(!!(x), 1)
 #define SHOAL__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SHOAL__CACHELINE 64
+/* Every heap base is aligned to this; shoal_align accepts up to it. */
+#define SHOAL__HEAP_BASE_ALIGN ((size_t)2 << 20)
 
 /* ---------------------------------------------------------------- errors */
 
@@ -201,6 +203,9 @@ SHOAL__HIDDEN int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint
 
 /* Spin briefly, then yield the CPU: waits never starve oversubscribed ranks. */
 SHOAL__HIDDEN void shoal__wait_pause(unsigned *spins);
+/* The same, and now and then drive MPI's progress engine: a PE waiting in a
+ * rendezvous may be the target of a peer's MPI RMA that needs it. */
+SHOAL__HIDDEN void shoal__wait_progress(shoal_t sh, unsigned *spins);
 SHOAL__HIDDEN double shoal__now(void);
 
 /* ---------------------------------------------------------------- instance */

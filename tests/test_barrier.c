@@ -97,9 +97,10 @@ static void test_rounds(int rounds)
         if (with_big) {
             test_heap_read(sh, got_big, big + slot * BIG, BIG);
             test_pattern(expect_big, 0, BIG, (uint64_t)r, (uint64_t)left, 7);
-            CHECK_MSG(memcmp(got_big, expect_big, BIG) == 0,
-                      "round %d: 64 KiB put_nbi from pe %d not complete after %s", r, left,
-                      use_sync ? "quiet+sync_all" : "barrier_all");
+            long long diff = check_first_diff(got_big, expect_big, BIG);
+            CHECK_MSG(diff < 0, "round %d: 64 KiB put_nbi from pe %d not complete after %s: first "
+                      "difference at byte %lld", r, left,
+                      use_sync ? "quiet+sync_all" : "barrier_all", diff);
         }
     }
     CHECK_OK(shoal_barrier_all(sh), sh);
@@ -180,8 +181,9 @@ static void test_fence_polling(void)
         if (recv) {
             volatile int *f = flag;
             double t0 = MPI_Wtime();
-            while (*f != r) {
-                CHECK_MSG(*f == r - 1, "fence polling round %d: flag = %d", r, *f);
+            int seen;
+            while ((seen = *f) != r) {
+                CHECK_MSG(seen == r - 1, "fence polling round %d: flag = %d", r, seen);
                 CHECK_MSG(MPI_Wtime() - t0 < 30.0,
                           "fence polling round %d: flag from pe %d never arrived", r, left);
                 sched_yield(); /* ranks may outnumber cores */

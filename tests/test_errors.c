@@ -116,7 +116,7 @@ static void test_bad_pe(shoal_t sh, int *buf)
 
 static void test_out_of_bounds(shoal_t sh, char *p)
 {
-    int me = shoal_my_pe(sh), right = (me + 1) % shoal_n_pes(sh), stackvar = 0, v = 0;
+    int me = shoal_my_pe(sh), right = (me + 1) % shoal_n_pes(sh), stackvar = 0, v = 0, status;
     char *big = calloc(1, 2 * HEAP + 8);
     size_t lo = 0, hi = 4 * (size_t)HEAP; /* accessible at p + lo, not at p + hi */
 
@@ -138,10 +138,14 @@ static void test_out_of_bounds(shoal_t sh, char *p)
     CHECK_STATUS(shoal_get(sh, big, p, 2 * HEAP, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
     CHECK_STATUS(shoal_put(sh, p, big, SIZE_MAX, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
     CHECK_STATUS(shoal_get(sh, big, p, SIZE_MAX - 8, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
-    CHECK_STATUS(shoal_int_put(sh, (int *)p, (int *)big, SIZE_MAX / 2, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
+    /* nelems * sizeof(int) overflows: either status, as long as nothing moves */
+    status = shoal_int_put(sh, (int *)p, (int *)big, SIZE_MAX / 2, right);
+    CHECK_MSG(status == SHOAL_ERR_OUT_OF_BOUNDS || status == SHOAL_ERR_INVALID_ARG,
+              "shoal_int_put of SIZE_MAX / 2 elements returned %d (%s); last error: \"%s\"",
+              status, shoal_strerror(status), shoal_last_error(sh));
 
-    /* The exact end, as shoal_addr_accessible reports it: the last byte
-     * reads fine, one byte more is out of bounds. */
+    /* The heap's end, as shoal_addr_accessible reports it: a range that
+     * crosses it by one byte, or starts right at it, is out of bounds. */
     CHECK(shoal_addr_accessible(sh, p, me) > 0);
     CHECK_MSG(shoal_addr_accessible(sh, p + hi, me) == 0,
               "%zu bytes past an allocation in a %u-byte heap is accessible", hi, HEAP);
@@ -152,13 +156,17 @@ static void test_out_of_bounds(shoal_t sh, char *p)
         else
             hi = mid;
     }
-    CHECK_MSG(lo < 2 * HEAP, "the heap reaches %zu bytes past an allocation in a %u-byte heap", lo, HEAP);
-    CHECK_OK(shoal_get(sh, big, p + lo, 1, right), sh);
-    CHECK_OK(shoal_get(sh, big, p, lo + 1, right), sh);
+    CHECK_MSG(lo >= 63 && lo < 2 * HEAP, "heap ends %zu bytes after a 64-byte allocation in a "
+              "%u-byte heap", lo + 1, HEAP);
     CHECK_STATUS(shoal_get(sh, big, p + lo, 2, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
-    CHECK_STATUS(shoal_get(sh, big, p, hi + 1, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
     CHECK_STATUS(shoal_put(sh, p + lo, big, 2, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
     CHECK_STATUS(shoal_get(sh, big, p + hi, 1, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
+    CHECK_STATUS(shoal_put(sh, p + hi, big, 1, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
+    CHECK_STATUS(shoal_get(sh, big, p, hi + 1, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
+
+    /* the whole allocation and its last byte are fine */
+    CHECK_OK(shoal_get(sh, big, p, 64, right), sh);
+    CHECK_OK(shoal_get(sh, big, p + 63, 1, right), sh);
     free(big);
 }
 

@@ -199,7 +199,7 @@ int shoal__nvlink_read(shoal_topo_t topo, int *found_p)
 
     memset(topo->nvlinks, 0, (size_t)ng * (size_t)ng * sizeof(*topo->nvlinks));
     memset(topo->nvswitch, 0, (size_t)ng * (size_t)ng * sizeof(*topo->nvswitch));
-    sw_links = calloc((size_t)ng, sizeof(int));
+    sw_links = calloc(ng ? (size_t)ng : 1, sizeof(int));
     if (!sw_links) {
         rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory reading %s", SHOAL__NVLINK_MATRIX);
         goto out_release;

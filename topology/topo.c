@@ -274,9 +274,9 @@ static int shoal__nvlinks_find(shoal_topo_t topo)
 {
     shoal__nvlink_probe_t probe;
     int rc, found = 0;
-    size_t nn = (size_t)topo->n_gpus * (size_t)topo->n_gpus;
+    /* At least one entry: a matrix is read (and checked) even without GPUs. */
+    size_t nn = topo->n_gpus ? (size_t)topo->n_gpus * (size_t)topo->n_gpus : 1;
 
-    if (topo->n_gpus == 0) return SHOAL_SUCCESS;
     topo->nvlinks = calloc(nn, sizeof(*topo->nvlinks));
     topo->nvswitch = calloc(nn, sizeof(*topo->nvswitch));
     topo->paths = calloc(nn, sizeof(*topo->paths));
@@ -346,9 +346,11 @@ static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
         if (hwloc_topology_set_all_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_ALL) < 0)
             return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_set_all_types_filter failed: %s",
                                      strerror(errno));
+        /* hwloc parses the file here already. */
         if (hwloc_topology_set_xml(topo->hw, xml_path) < 0)
-            return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc cannot read '%s' as XML: %s", xml_path,
-                                     strerror(errno));
+            return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                                     "shoal_topo_load: '%s' is not a valid hwloc XML topology (hwloc_topology_set_xml: %s)",
+                                     xml_path, strerror(errno));
     } else {
         /* Important I/O objects: bridges leading somewhere, OS devices; and
          * every PCI device, so NVSwitches (class 0680) are never dropped. */
@@ -528,7 +530,7 @@ const char *shoal_topo_nvlink_source(shoal_topo_t topo)
 /* The process binding only means something for the machine we run on. */
 static int shoal__cpubind_get(shoal_topo_t topo, const char *call, hwloc_bitmap_t set)
 {
-    if (!topo->live)
+    if (!topo->live || !hwloc_topology_is_thissystem(topo->hw))
         return shoal__topo_error(SHOAL_ERR_UNSUPPORTED, "%s: the topology was loaded from a file, not this machine", call);
     if (hwloc_get_cpubind(topo->hw, set, HWLOC_CPUBIND_PROCESS) < 0)
         return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "%s: hwloc_get_cpubind failed: %s", call, strerror(errno));

@@ -51,7 +51,11 @@ static int mpi_rma_quiet(shoal_t sh)
 {
     int rc = SHOAL_SUCCESS;
     if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_quiet(sh);
-    SHOAL__MPI_CHECK(sh, "shoal_quiet", MPI_Win_flush_all(sh->rma_win));
+    /* Per target: MPICH 4.0's MPI_Win_flush_all was seen to return before
+     * large MPI_Get operations to a shared-memory target had landed. */
+    for (int pe = 0; pe < sh->n_pes; pe++)
+        if (sh->pe_tp[pe] == &shoal__transport_mpi_rma)
+            SHOAL__MPI_CHECK(sh, "shoal_quiet", MPI_Win_flush(pe, sh->rma_win));
 out:
     return rc;
 }

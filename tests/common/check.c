@@ -26,7 +26,7 @@ int check_pe(void)
 }
 
 /* End the run: every rank, so that no peer waits forever in a collective. */
-static void check__die(void)
+CHECK__NORETURN static void check__die(void)
 {
     fflush(stdout);
     fflush(stderr);
@@ -35,28 +35,40 @@ static void check__die(void)
     exit(1);
 }
 
+/* Print the report as one write, so that reports of several ranks do not
+ * interleave, then end the run. */
+CHECK__NORETURN static void check__report(const char *file, int line, const char *expr,
+                                          const char *fmt, va_list ap)
+{
+    char msg[2048];
+    int len;
+
+    len = snprintf(msg, sizeof(msg), "%s:%d: pe %d: ", file, line, check_pe());
+    if (expr && len >= 0 && (size_t)len < sizeof(msg))
+        len += snprintf(msg + len, sizeof(msg) - (size_t)len, "CHECK(%s) failed: ", expr);
+    if (len >= 0 && (size_t)len < sizeof(msg))
+        len += vsnprintf(msg + len, sizeof(msg) - (size_t)len, fmt, ap);
+    if (len < 0 || (size_t)len >= sizeof(msg) - 1)
+        len = (int)sizeof(msg) - 2;
+    msg[len] = '\n';
+    msg[len + 1] = '\0';
+    fflush(stdout);
+    fputs(msg, stderr);
+    check__die();
+}
+
 void check__fail(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "%s:%d: pe %d: ", file, line, check_pe());
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    check__die();
+    check__report(file, line, NULL, fmt, ap);
 }
 
 void check__fail_msg(const char *file, int line, const char *expr, const char *fmt, ...)
 {
     va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "%s:%d: pe %d: CHECK(%s) failed: ", file, line, check_pe(), expr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    check__die();
+    check__report(file, line, expr, fmt, ap);
 }
 
 void check_note(const char *fmt, ...)
@@ -110,6 +122,17 @@ void check__mem_eq(const char *file, int line, const char *what, const void *got
         check__fail(file, line,
                     "%s: %zu of %zu bytes differ, first at offset %zu: got 0x%02x expected 0x%02x",
                     what, bad, n, first, g[first], e[first]);
+}
+
+long long check_first_diff(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    if (memcmp(a, b, n) == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return (long long)i;
+    return -1;
 }
 
 void check__mem_filled(const char *file, int line, const char *what, const void *p, int byte,

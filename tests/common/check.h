@@ -104,6 +104,9 @@ CHECK__NORETURN void check__fail_msg(const char *file, int line, const char *exp
 void check__mem_eq(const char *file, int line, const char *what, const void *got,
                    const void *expected, size_t n);
 
+/* Offset of the first byte where a and b differ, or -1 if they are equal. */
+long long check_first_diff(const void *a, const void *b, size_t n);
+
 /* n bytes at p must all be byte. */
 #define CHECK_MEM_FILLED(p, byte, n)                                                     \
     check__mem_filled(__FILE__, __LINE__, #p, (p), (byte), (n))

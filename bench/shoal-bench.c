@@ -1,0 +1,623 @@
+/*
+ * shoal-bench: shoal against MPI on the same memory, in the same run.
+ *
+ * PE 0 targets PE 1; rank 0 prints. Each figure is the best batch of
+ * several, with shoal's batches and its references' interleaved, so drift
+ * on a busy machine hits both alike:
+ *
+ *   put 8 B        shoal_put           vs MPI_Put + MPI_Win_flush
+ *   get 8 B        shoal_get           vs MPI_Get + MPI_Win_flush
+ *   put bandwidth  shoal_put           vs MPI_Put + MPI_Win_flush, and memcpy
+ *                                         between two private buffers
+ *   barrier        shoal_barrier_all   vs MPI_Barrier(MPI_COMM_WORLD)
+ *
+ * MPI gets two windows of the size shoal puts into, both locked for all
+ * (MPI_Win_lock_all) for the whole run:
+ *   "alloc": MPI_Win_allocate, memory MPI chooses; MPICH maps it shared
+ *            between ranks of a host, its fastest path, so the reference
+ *            the goals are judged against;
+ *   "heap":  MPI_Win_create over a buffer of shoal's own host heap, the
+ *            very memory shoal writes (what shoal's mpi_rma transport does).
+ * After every measurement the bytes that arrived are checked, so the
+ * benchmark cannot silently time nothing.
+ * A slow reference (MPI on oversubscribed cores) runs fewer operations per
+ * batch rather than for minutes; the count is the same for every batch.
+ *
+ *   mpiexec -n 2 build/bench/shoal-bench [--iters N] [--max-size BYTES] [--quick]
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "shoal.h"
+
+#define BENCH_MIB ((size_t)1 << 20)
+#define BENCH_LAT_SIZE 8
+#define BENCH_GOAL_BW_SIZE (4 * BENCH_MIB)
+
+/* The two MPI windows. */
+enum {
+    BENCH_WIN_ALLOC, /* MPI_Win_allocate */
+    BENCH_WIN_HEAP,  /* MPI_Win_create over shoal heap memory */
+    BENCH_WIN_COUNT
+};
+
+/* What one timed loop does. */
+enum {
+    BENCH_SHOAL_PUT,     /* shoal_put into PE 1 */
+    BENCH_MPI_PUT,       /* MPI_Put + MPI_Win_flush into PE 1, window "alloc" */
+    BENCH_MPI_PUT_HEAP,  /* the same through window "heap" */
+    BENCH_MEMCPY,        /* memcpy between two private buffers */
+    BENCH_SHOAL_GET,     /* shoal_get from PE 1 */
+    BENCH_MPI_GET,       /* MPI_Get + MPI_Win_flush from PE 1, window "alloc" */
+    BENCH_MPI_GET_HEAP,  /* the same through window "heap" */
+    BENCH_SHOAL_BARRIER, /* shoal_barrier_all (every PE) */
+    BENCH_MPI_BARRIER    /* MPI_Barrier on MPI_COMM_WORLD (every PE) */
+};
+
+typedef struct bench_opts {
+    long iters;         /* operations per latency/barrier batch */
+    size_t max_size;    /* largest put of the bandwidth sweep */
+    int batches;        /* batches per figure; the fastest one counts */
+    double batch_s;     /* longest a batch should last: slow references run fewer ops */
+    size_t batch_bytes; /* bytes one bandwidth batch moves (at most iters ops) */
+} bench_opts_t;
+
+typedef struct bench {
+    shoal_t sh;
+    int me;                /* rank in MPI_COMM_WORLD == PE */
+    int n_pes;
+    int oversubscribed;    /* more ranks on this host than cores */
+    bench_opts_t o;
+    unsigned char *sym;                      /* symmetric: shoal's target */
+    unsigned char *win_mem[BENCH_WIN_COUNT]; /* the memory under each MPI window */
+    MPI_Win win[BENCH_WIN_COUNT];            /* locked for all for the whole run */
+    unsigned char *src;                      /* private: put source, memcpy source */
+    unsigned char *dst;                      /* private: memcpy and get destination */
+} bench_t;
+
+/* The memcpy reference through a pointer the compiler cannot see through,
+ * so a copy whose result goes unread in the loop is never dropped. */
+static void *(*volatile bench_memcpy)(void *, const void *, size_t) = memcpy;
+
+static void bench_fail(const bench_t *b, const char *what, const char *why)
+{
+    fprintf(stderr, "shoal-bench: PE %d: %s failed: %s\n", b->me, what, why);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static void bench_mpi_fail(const bench_t *b, const char *what, int rc)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof(msg), "MPI error %d", rc);
+    bench_fail(b, what, msg);
+}
+
+#define BENCH_SHOAL(b, call, what)                                                       \
+    do {                                                                                 \
+        int bench_rc_ = (call);                                                          \
+        if (__builtin_expect(bench_rc_ != SHOAL_SUCCESS, 0))                             \
+            bench_fail((b), (what), shoal_last_error((b)->sh));                          \
+    } while (0)
+
+#define BENCH_MPI(b, call, what)                                                         \
+    do {                                                                                 \
+        int bench_rc_ = (call);                                                          \
+        if (__builtin_expect(bench_rc_ != MPI_SUCCESS, 0)) bench_mpi_fail((b), (what), bench_rc_); \
+    } while (0)
+
+/* Every PE meets here outside the timed loops. Waiting ranks poll MPI, as
+ * MPI_Barrier would: MPICH's passive target needs the target's progress to
+ * complete a flush. When ranks outnumber cores they also yield, so that the
+ * origin and the target, sharing cores with them, get to run. */
+static void bench_sync(const bench_t *b)
+{
+    MPI_Request req;
+    int done = 0;
+
+    BENCH_MPI(b, MPI_Ibarrier(MPI_COMM_WORLD, &req), "MPI_Ibarrier");
+    for (;;) {
+        BENCH_MPI(b, MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        if (done) break;
+        if (b->oversubscribed) sched_yield();
+    }
+}
+
+/* ------------------------------------------------------------ timed loops */
+
+/* Runs op count times back to back and returns the seconds it took. */
+static double bench_run(const bench_t *b, int op, size_t n, long count)
+{
+    shoal_t sh = b->sh;
+    MPI_Win win;
+    unsigned char *dst;
+    double t0 = MPI_Wtime();
+
+    switch (op) {
+    case BENCH_SHOAL_PUT:
+        for (long i = 0; i < count; i++) BENCH_SHOAL(b, shoal_put(sh, b->sym, b->src, n, 1), "shoal_put");
+        break;
+    case BENCH_MPI_PUT:
+    case BENCH_MPI_PUT_HEAP:
+        win = b->win[op == BENCH_MPI_PUT ? BENCH_WIN_ALLOC : BENCH_WIN_HEAP];
+        for (long i = 0; i < count; i++) {
+            BENCH_MPI(b, MPI_Put(b->src, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, win), "MPI_Put");
+            BENCH_MPI(b, MPI_Win_flush(1, win), "MPI_Win_flush");
+        }
+        break;
+    case BENCH_MEMCPY:
+        for (long i = 0; i < count; i++) bench_memcpy(b->dst, b->src, n);
+        break;
+    case BENCH_SHOAL_GET:
+        for (long i = 0; i < count; i++) BENCH_SHOAL(b, shoal_get(sh, b->dst, b->sym, n, 1), "shoal_get");
+        break;
+    case BENCH_MPI_GET:
+    case BENCH_MPI_GET_HEAP:
+        /* Each into its own bytes of dst, so each get is checked on its own. */
+        win = b->win[op == BENCH_MPI_GET ? BENCH_WIN_ALLOC : BENCH_WIN_HEAP];
+        dst = b->dst + (op == BENCH_MPI_GET ? 64 : 128);
+        for (long i = 0; i < count; i++) {
+            BENCH_MPI(b, MPI_Get(dst, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, win), "MPI_Get");
+            BENCH_MPI(b, MPI_Win_flush(1, win), "MPI_Win_flush");
+        }
+        break;
+    case BENCH_SHOAL_BARRIER:
+        for (long i = 0; i < count; i++) BENCH_SHOAL(b, shoal_barrier_all(sh), "shoal_barrier_all");
+        break;
+    case BENCH_MPI_BARRIER:
+        for (long i = 0; i < count; i++) BENCH_MPI(b, MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        break;
+    }
+    return MPI_Wtime() - t0;
+}
+
+static int bench_is_collective(int op) { return op == BENCH_SHOAL_BARRIER || op == BENCH_MPI_BARRIER; }
+
+/* Warm op up (a tenth of the nominal count, at most half a batch's time),
+ * then say how many ops a batch runs: the nominal count, or fewer when that
+ * would last longer than batch_s. Collectives follow rank 0's choices. */
+static long bench_calibrate(const bench_t *b, int op, size_t n, long nominal)
+{
+    int coll = bench_is_collective(op), more = 1;
+    long want = nominal / 10 > 0 ? nominal / 10 : 1, chunk = 1, done = 0, count = nominal;
+    double spent = 0, per_op;
+
+    while (more) {
+        spent += bench_run(b, op, n, chunk);
+        done += chunk;
+        chunk = chunk * 2 < want - done ? chunk * 2 : want - done;
+        more = done < want && spent < b->o.batch_s / 2;
+        if (coll) BENCH_MPI(b, MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    }
+    per_op = spent / (double)done;
+    if (per_op * (double)nominal > b->o.batch_s) count = (long)(b->o.batch_s / per_op);
+    if (count < 1) count = 1;
+    if (coll) BENCH_MPI(b, MPI_Bcast(&count, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    return count;
+}
+
+/* Seconds per op of each of ops[0..nops): the best batch, batches of the
+ * ops taken in turn. One-sided ops run on PE 0 while the others wait. */
+static void bench_measure(const bench_t *b, const int *ops, int nops, size_t n, long nominal, double *best)
+{
+    int coll = bench_is_collective(ops[0]);
+    long count[8];
+
+    for (int k = 0; k < nops; k++) best[k] = -1;
+    if (coll || b->me == 0) {
+        for (int k = 0; k < nops; k++) count[k] = bench_calibrate(b, ops[k], n, nominal);
+        for (int batch = 0; batch < b->o.batches; batch++) {
+            for (int k = 0; k < nops; k++) {
+                double t;
+                if (coll) bench_sync(b);
+                t = bench_run(b, ops[k], n, count[k]) / (double)count[k];
+                if (best[k] < 0 || t < best[k]) best[k] = t;
+            }
+        }
+    }
+    bench_sync(b);
+}
+
+/* ------------------------------------------------------------ data checks */
+
+/* A pattern whose period (251) is no power of two, so shifted or stale
+ * data does not pass; seed tells one measurement's bytes from another's. */
+static unsigned char bench_byte(size_t i, unsigned seed) { return (unsigned char)((i % 251) * 3 + seed * 41 + 1); }
+
+static void bench_fill(unsigned char *buf, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) buf[i] = bench_byte(i, seed);
+}
+
+/* Checks buf holds the pattern; a mismatch means a figure timed nothing. */
+static void bench_verify(const bench_t *b, const char *what, const unsigned char *buf, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] != bench_byte(i, seed)) {
+            char why[160];
+            snprintf(why, sizeof(why), "%zu bytes arrived wrong: byte %zu is %u, expected %u", n, i, buf[i],
+                     bench_byte(i, seed));
+            bench_fail(b, what, why);
+        }
+    }
+}
+
+/* PE 1 checks what PE 0's puts of n bytes left in shoal's target and in
+ * both windows. */
+static void bench_verify_puts(const bench_t *b, size_t n, unsigned seed, const char *what)
+{
+    static const char *const win_names[BENCH_WIN_COUNT] = {"MPI_Put (MPI_Win_allocate)",
+                                                           "MPI_Put (MPI_Win_create on the heap)"};
+    char name[96];
+
+    /* shoal's puts are visible after its barrier; MPI's after the origin's
+     * flush, a synchronization and MPI_Win_sync at the target. */
+    BENCH_SHOAL(b, shoal_barrier_all(b->sh), "shoal_barrier_all");
+    if (b->me == 1) {
+        snprintf(name, sizeof(name), "%s shoal_put", what);
+        bench_verify(b, name, b->sym, n, seed);
+        for (int w = 0; w < BENCH_WIN_COUNT; w++) {
+            BENCH_MPI(b, MPI_Win_sync(b->win[w]), "MPI_Win_sync");
+            snprintf(name, sizeof(name), "%s %s", what, win_names[w]);
+            bench_verify(b, name, b->win_mem[w], n, seed);
+        }
+    }
+    bench_sync(b);
+}
+
+/* ------------------------------------------------------------ report */
+
+static void bench_size_str(size_t n, char *buf, size_t len)
+{
+    if (n >= BENCH_MIB && n % BENCH_MIB == 0) snprintf(buf, len, "%zu MiB", n / BENCH_MIB);
+    else if (n >= 1024 && n % 1024 == 0) snprintf(buf, len, "%zu KiB", n / 1024);
+    else snprintf(buf, len, "%zu B", n);
+}
+
+/* One latency line: microseconds per op and shoal's share of the reference's. */
+static void bench_line(const char *what, double shoal, double ref)
+{
+    printf("%-40s %10.3f %10.3f %10.3f\n", what, shoal * 1e6, ref * 1e6, shoal / ref);
+}
+
+/* One goal line: met when value is on the right side of limit. */
+static void bench_goal(const char *what, double ratio, double limit, int at_most)
+{
+    int met = at_most ? ratio <= limit : ratio >= limit;
+    printf("  %-44s %s %.2fx   measured %.3fx   %s\n", what, at_most ? "<=" : ">=", limit, ratio,
+           met ? "met" : "MISSED");
+}
+
+/* ------------------------------------------------------------ measurements */
+
+/* Seconds per 8-byte put and get: shoal, window "alloc", window "heap". */
+static void bench_latency(bench_t *b, double *put, double *get)
+{
+    static const int put_ops[] = {BENCH_SHOAL_PUT, BENCH_MPI_PUT, BENCH_MPI_PUT_HEAP};
+    static const int get_ops[] = {BENCH_SHOAL_GET, BENCH_MPI_GET, BENCH_MPI_GET_HEAP};
+    const size_t n = BENCH_LAT_SIZE;
+    const unsigned put_seed = 101, get_seed = 102;
+
+    if (b->me == 0) bench_fill(b->src, n, put_seed);
+    bench_measure(b, put_ops, 3, n, b->o.iters, put);
+    bench_verify_puts(b, n, put_seed, "8-byte");
+
+    /* PE 1 writes what the gets must fetch; PE 0 gets it into cleared bytes. */
+    if (b->me == 1) {
+        bench_fill(b->sym, n, get_seed);
+        for (int w = 0; w < BENCH_WIN_COUNT; w++) {
+            bench_fill(b->win_mem[w], n, get_seed);
+            BENCH_MPI(b, MPI_Win_sync(b->win[w]), "MPI_Win_sync");
+        }
+    }
+    if (b->me == 0) memset(b->dst, 0, 128 + n);
+    BENCH_SHOAL(b, shoal_barrier_all(b->sh), "shoal_barrier_all");
+    bench_sync(b);
+    bench_measure(b, get_ops, 3, n, b->o.iters, get);
+    if (b->me == 0) {
+        bench_verify(b, "8-byte shoal_get", b->dst, n, get_seed);
+        bench_verify(b, "8-byte MPI_Get (MPI_Win_allocate)", b->dst + 64, n, get_seed);
+        bench_verify(b, "8-byte MPI_Get (MPI_Win_create on the heap)", b->dst + 128, n, get_seed);
+    }
+    bench_sync(b);
+}
+
+static void bench_barrier(bench_t *b, double *t)
+{
+    static const int ops[] = {BENCH_SHOAL_BARRIER, BENCH_MPI_BARRIER};
+    bench_measure(b, ops, 2, 0, b->o.iters, t);
+}
+
+/* One size of the sweep: seconds per put for shoal, memcpy, window
+ * "alloc" and window "heap". */
+static void bench_bandwidth_one(bench_t *b, size_t n, unsigned seed, double *t)
+{
+    static const int ops[] = {BENCH_SHOAL_PUT, BENCH_MEMCPY, BENCH_MPI_PUT, BENCH_MPI_PUT_HEAP};
+    long nominal = (long)(b->o.batch_bytes / n);
+
+    if (nominal > b->o.iters) nominal = b->o.iters;
+    if (nominal < 1) nominal = 1;
+    if (b->me == 0) {
+        bench_fill(b->src, n, seed);
+        memset(b->dst, 0, n);
+    }
+    bench_measure(b, ops, 4, n, nominal, t);
+    if (b->me == 0) bench_verify(b, "memcpy", b->dst, n, seed);
+    bench_verify_puts(b, n, seed, "bandwidth");
+}
+
+/* ------------------------------------------------------------ setup */
+
+static void bench_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mpiexec -n 2|4 shoal-bench [--iters N] [--max-size BYTES] [--quick]\n"
+            "  --iters N         operations per latency and barrier batch (default 100000)\n"
+            "  --max-size BYTES  largest put of the bandwidth sweep, suffixes k, m, g (default 64m)\n"
+            "  --quick           few iterations and sizes up to 4m, for smoke tests\n");
+}
+
+/* "64m" -> 67108864; 0 on a malformed value. */
+static size_t bench_parse_size(const char *s)
+{
+    char *end = NULL;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s) return 0;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    return *end == '\0' ? (size_t)v : 0;
+}
+
+/* 0 on success, 1 on a bad command line (a message was printed by rank 0),
+ * 2 for --help. */
+static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
+{
+    long iters = 0;
+    size_t max_size = 0;
+    int quick = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        if (strcmp(a, "--quick") == 0) {
+            quick = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            if (me == 0) bench_usage(stdout);
+            return 2;
+        }
+        if ((strcmp(a, "--iters") == 0 || strcmp(a, "--max-size") == 0) && i + 1 < argc) val = argv[++i];
+        else if (strncmp(a, "--iters=", 8) == 0) val = a + 8;
+        else if (strncmp(a, "--max-size=", 11) == 0) val = a + 11;
+        if (val != NULL && strncmp(a, "--iters", 7) == 0) {
+            char *end = NULL;
+            errno = 0;
+            iters = strtol(val, &end, 10);
+            if (errno == 0 && end != val && *end == '\0' && iters > 0) continue;
+            if (me == 0) fprintf(stderr, "shoal-bench: --iters wants a positive count, not '%s'\n", val);
+            return 1;
+        }
+        if (val != NULL) {
+            max_size = bench_parse_size(val);
+            if (max_size >= BENCH_LAT_SIZE && max_size <= (size_t)INT_MAX) continue;
+            if (me == 0)
+                fprintf(stderr, "shoal-bench: --max-size wants 8 bytes to 2g - 1 (MPI counts are ints), not '%s'\n",
+                        val);
+            return 1;
+        }
+        if (me == 0) {
+            fprintf(stderr, "shoal-bench: unknown argument '%s'\n", a);
+            bench_usage(stderr);
+        }
+        return 1;
+    }
+    o->iters = quick ? 1000 : 100000;
+    o->max_size = quick ? BENCH_GOAL_BW_SIZE : 64 * BENCH_MIB;
+    o->batches = quick ? 3 : 5;
+    o->batch_s = quick ? 0.02 : 0.1;
+    o->batch_bytes = quick ? 16 * BENCH_MIB : 256 * BENCH_MIB;
+    if (iters > 0) o->iters = iters;
+    if (max_size > 0) o->max_size = max_size;
+    return 0;
+}
+
+/* Allocates the targets, the MPI windows and the private buffers. */
+static void bench_setup(bench_t *b)
+{
+    size_t n = b->o.max_size, priv = (n + 2 * 4096 - 1) / 4096 * 4096; /* room for the gets' 128 + 8 */
+    void *mem = NULL;
+
+    b->sym = shoal_malloc(b->sh, n);
+    if (b->sym == NULL) bench_fail(b, "shoal_malloc", shoal_last_error(b->sh));
+    b->win_mem[BENCH_WIN_HEAP] = shoal_malloc(b->sh, n);
+    if (b->win_mem[BENCH_WIN_HEAP] == NULL) bench_fail(b, "shoal_malloc", shoal_last_error(b->sh));
+    BENCH_MPI(b, MPI_Win_allocate((MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &b->win[BENCH_WIN_ALLOC]),
+              "MPI_Win_allocate");
+    b->win_mem[BENCH_WIN_ALLOC] = mem;
+    BENCH_MPI(b, MPI_Win_create(b->win_mem[BENCH_WIN_HEAP], (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                &b->win[BENCH_WIN_HEAP]),
+              "MPI_Win_create");
+    memset(b->sym, 0, n); /* touch every page before anything is timed */
+    for (int w = 0; w < BENCH_WIN_COUNT; w++) {
+        memset(b->win_mem[w], 0, n);
+        BENCH_MPI(b, MPI_Win_set_errhandler(b->win[w], MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+        BENCH_MPI(b, MPI_Win_lock_all(MPI_MODE_NOCHECK, b->win[w]), "MPI_Win_lock_all");
+    }
+
+    b->src = aligned_alloc(4096, priv);
+    b->dst = aligned_alloc(4096, priv);
+    if (b->src == NULL || b->dst == NULL) bench_fail(b, "aligned_alloc", strerror(ENOMEM));
+    memset(b->src, 0, priv);
+    memset(b->dst, 0, priv);
+}
+
+static void bench_teardown(bench_t *b)
+{
+    for (int w = 0; w < BENCH_WIN_COUNT; w++) {
+        BENCH_MPI(b, MPI_Win_unlock_all(b->win[w]), "MPI_Win_unlock_all");
+        BENCH_MPI(b, MPI_Win_free(&b->win[w]), "MPI_Win_free");
+    }
+    BENCH_SHOAL(b, shoal_free(b->sh, b->win_mem[BENCH_WIN_HEAP]), "shoal_free");
+    BENCH_SHOAL(b, shoal_free(b->sh, b->sym), "shoal_free");
+    free(b->src);
+    free(b->dst);
+}
+
+/* Nodes in the run, and whether this host runs more ranks than it has cores. */
+static void bench_topology(const bench_t *b, int *n_nodes_p, int *host_ranks_p, long *cores_p)
+{
+    MPI_Comm host;
+    int n_nodes = 0;
+
+    for (int pe = 0; pe < b->n_pes; pe++) {
+        int node = shoal_pe_node(b->sh, pe);
+        if (node < 0) bench_fail(b, "shoal_pe_node", shoal_last_error(b->sh));
+        if (node + 1 > n_nodes) n_nodes = node + 1;
+    }
+    BENCH_MPI(b, MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host),
+              "MPI_Comm_split_type");
+    BENCH_MPI(b, MPI_Comm_size(host, host_ranks_p), "MPI_Comm_size");
+    BENCH_MPI(b, MPI_Comm_free(&host), "MPI_Comm_free");
+    *n_nodes_p = n_nodes;
+    *cores_p = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static void bench_header(const bench_t *b, int n_nodes, int host_ranks, long cores)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], *nl, maxs[32];
+    const char *tp = NULL, *node_env = getenv("SHOAL_NODE_SIZE");
+    int len = 0, v = shoal_version();
+    size_t heap_free = 0, heap_used = 0;
+    double load[1];
+
+    BENCH_SHOAL(b, shoal_pe_transport(b->sh, 1, &tp), "shoal_pe_transport");
+    BENCH_SHOAL(b, shoal_heap_usage(b->sh, &heap_used, &heap_free), "shoal_heap_usage");
+    BENCH_MPI(b, MPI_Get_library_version(lib, &len), "MPI_Get_library_version");
+    if ((nl = strchr(lib, '\n')) != NULL) *nl = '\0';
+    if (b->me != 0) return;
+    bench_size_str(b->o.max_size, maxs, sizeof(maxs));
+    printf("shoal-bench: shoal %d.%d.%d against %s\n", v / 10000, v / 100 % 100, v % 100, lib);
+    printf("n_pes %d, transport PE 0 -> PE 1: %s, nodes %d (SHOAL_NODE_SIZE=%s), %d ranks on %ld cores%s\n",
+           b->n_pes, tp, n_nodes, node_env ? node_env : "unset", host_ranks, cores,
+           host_ranks > cores ? " (oversubscribed)" : "");
+    printf("heap host, %zu MiB per PE; MPI windows of %s, lock_all: \"alloc\" MPI_Win_allocate, "
+           "\"heap\" MPI_Win_create over a shoal_malloc buffer\n",
+           (heap_used + heap_free) / BENCH_MIB, maxs);
+    printf("best of %d batches; up to %ld ops per batch, fewer where a batch would pass %.2f s\n",
+           b->o.batches, b->o.iters, b->o.batch_s);
+    /* Other work on the cores skews every figure: say how busy they were. */
+    if (getloadavg(load, 1) == 1)
+        printf("load average at start %.2f on %ld cores%s\n", load[0], cores,
+               load[0] > 0.5 * (double)cores ? " (busy machine: figures are noisy)" : "");
+    printf("\n");
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    bench_t b = {.win = {MPI_WIN_NULL, MPI_WIN_NULL}};
+    shoal_config_t cfg;
+    double put[3], get[3], bar[2], put_mpi, bw_goal = 0;
+    int n_nodes, host_ranks, rc;
+    long cores;
+    const char *tp = NULL;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &b.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &b.n_pes);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = bench_parse_args(argc, argv, b.me, &b.o);
+    if (rc != 0) {
+        MPI_Finalize();
+        return rc == 2 ? 0 : 1;
+    }
+    if (b.n_pes < 2) {
+        if (b.me == 0) fprintf(stderr, "shoal-bench: needs 2 or more ranks (PE 0 puts into PE 1): mpiexec -n 2\n");
+        MPI_Finalize();
+        return 1;
+    }
+
+    shoal_config_init(&cfg);
+    if (cfg.env_error[0] != '\0') bench_fail(&b, "shoal_config_init", cfg.env_error);
+    cfg.heap_kind = SHOAL_HEAP_HOST;
+    cfg.heap_size = 2 * b.o.max_size + 4 * BENCH_MIB; /* both targets, alignment, slack */
+    if (shoal_init(MPI_COMM_WORLD, &cfg, &b.sh) != SHOAL_SUCCESS) bench_fail(&b, "shoal_init", shoal_last_error(NULL));
+    bench_topology(&b, &n_nodes, &host_ranks, &cores);
+    b.oversubscribed = host_ranks > cores;
+    bench_setup(&b);
+    bench_header(&b, n_nodes, host_ranks, cores);
+
+    bench_latency(&b, put, get);
+    bench_barrier(&b, bar);
+    /* The goals are judged against MPI's faster window. */
+    put_mpi = put[1] < put[2] ? put[1] : put[2];
+    if (b.me == 0) {
+        printf("%-40s %10s %10s %10s\n", "latency, us/op: reference", "shoal", "reference", "ratio");
+        bench_line("put 8 B: MPI_Put+flush, alloc window", put[0], put[1]);
+        bench_line("put 8 B: MPI_Put+flush, heap window", put[0], put[2]);
+        bench_line("get 8 B: MPI_Get+flush, alloc window", get[0], get[1]);
+        bench_line("get 8 B: MPI_Get+flush, heap window", get[0], get[2]);
+        bench_line("barrier_all: MPI_Barrier", bar[0], bar[1]);
+        printf("\n%-9s %9s %9s %9s %9s %13s %10s\n", "put GB/s", "shoal", "memcpy", "MPI alloc", "MPI heap",
+               "shoal/memcpy", "shoal/MPI");
+        fflush(stdout);
+    }
+
+    for (size_t n = BENCH_LAT_SIZE, i = 0; n <= b.o.max_size; i++) {
+        double t[4], gbs[4];
+        char name[32];
+        bench_bandwidth_one(&b, n, (unsigned)i + 1, t);
+        if (b.me == 0) {
+            for (int k = 0; k < 4; k++) gbs[k] = (double)n / t[k] * 1e-9;
+            bench_size_str(n, name, sizeof(name));
+            printf("%-9s %9.3f %9.3f %9.3f %9.3f %13.3f %10.3f\n", name, gbs[0], gbs[1], gbs[2], gbs[3],
+                   gbs[0] / gbs[1], gbs[0] / (gbs[2] > gbs[3] ? gbs[2] : gbs[3]));
+            fflush(stdout);
+            if (n == BENCH_GOAL_BW_SIZE) bw_goal = gbs[0] / gbs[1];
+        }
+        /* Powers of two, then max_size itself if it is none. */
+        if (n == b.o.max_size) break;
+        n = n * 2 <= b.o.max_size ? n * 2 : b.o.max_size;
+    }
+
+    BENCH_SHOAL(&b, shoal_pe_transport(b.sh, 1, &tp), "shoal_pe_transport");
+    if (b.me == 0) {
+        printf("(shoal/MPI: against the faster of the two MPI windows)\n");
+        printf("\ngoals (one node, against the faster MPI window):\n");
+        if (n_nodes != 1 || strcmp(tp, "shm") != 0) {
+            printf("  not checked: this run spans %d nodes (PE 0 -> PE 1 over %s)\n", n_nodes, tp);
+        } else {
+            bench_goal("put 8 B latency / MPI_Put+MPI_Win_flush", put[0] / put_mpi, 0.1, 1);
+            if (bw_goal > 0) bench_goal("put 4 MiB bandwidth / memcpy", bw_goal, 0.9, 0);
+            else printf("  put 4 MiB bandwidth / memcpy: not measured (--max-size below 4 MiB)\n");
+            if (host_ranks > cores)
+                bench_goal("barrier_all / MPI_Barrier, oversubscribed", bar[0] / bar[1], 0.1, 1);
+            else
+                bench_goal("barrier_all / MPI_Barrier", bar[0] / bar[1], 1.0, 1);
+        }
+        printf("data checked after every measurement: ok\n");
+        fflush(stdout);
+    }
+
+    bench_teardown(&b);
+    BENCH_SHOAL(&b, shoal_finalize(b.sh), "shoal_finalize");
+    MPI_Finalize();
+    return 0;
+}

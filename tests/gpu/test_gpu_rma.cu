@@ -1,0 +1,210 @@
+/* GPU heap: every put/get direction over cuda_ipc (host and device sources,
+ * peer device targets, gets back), large and unaligned sizes, nbi + quiet,
+ * typed p/g, calloc, shoal_ptr stores from a kernel, and stream ordering
+ * with a kernel that consumes the data after barrier_all_on_stream. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "shoal.h"
+#include "shoal_cuda.h"
+extern "C" {
+#include "common/check.h"
+}
+
+#define CUDA_OK(expr)                                                                    \
+    do {                                                                                 \
+        cudaError_t e_ = (expr);                                                         \
+        CHECK_MSG(e_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(e_));           \
+    } while (0)
+#define SH_OK(sh, expr)                                                                  \
+    do {                                                                                 \
+        int s_ = (expr);                                                                 \
+        CHECK_MSG(s_ == SHOAL_SUCCESS, "%s: %s: %s", #expr, shoal_strerror(s_), shoal_last_error(sh)); \
+    } while (0)
+
+__global__ void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = (unsigned char)(i * 131u + seed);
+}
+
+/* Sum of bytes, into *out (one block of 256 threads). */
+__global__ void sum_bytes(const unsigned char *p, size_t n, unsigned long long *out)
+{
+    __shared__ unsigned long long part[256];
+    unsigned long long s = 0;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) s += p[i];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long t = 0;
+        for (int i = 0; i < 256; i++) t += part[i];
+        *out = t;
+    }
+}
+
+__global__ void store_ints(int *peer, int n, int value)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) peer[i] = value + i;
+}
+
+static unsigned char pattern(size_t i, unsigned seed) { return (unsigned char)(i * 131u + seed); }
+
+/* Compare n bytes of device memory d with the pattern. */
+static void check_device(const void *d, size_t n, unsigned seed, const char *what)
+{
+    unsigned char *h = (unsigned char *)malloc(n);
+    CHECK(h != NULL);
+    CUDA_OK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        CHECK_MSG(h[i] == pattern(i, seed), "%s: byte %zu is %u, expected %u", what, i, h[i], pattern(i, seed));
+    free(h);
+}
+
+int main(int argc, char **argv)
+{
+    shoal_config_t cfg;
+    shoal_t sh;
+    int ndev = 0, me, npes, right, left;
+    const size_t big = (size_t)64 << 20;
+    const char *name = NULL;
+    const char *expect_tp = getenv("SHOAL_TEST_EXPECT_TRANSPORT");
+
+    MPI_Init(&argc, &argv);
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        check_note("no GPU: skipped");
+        MPI_Finalize();
+        return TEST_SKIP;
+    }
+    shoal_config_init(&cfg);
+    cfg.heap_kind = SHOAL_HEAP_GPU;
+    cfg.heap_size = (size_t)512 << 20;
+    SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
+    me = shoal_my_pe(sh);
+    npes = shoal_n_pes(sh);
+    right = (me + 1) % npes;
+    left = (me + npes - 1) % npes;
+    CHECK_EQ_INT(shoal_heap_kind(sh), SHOAL_HEAP_GPU);
+    CHECK(shoal_cuda_device(sh) >= 0);
+    SH_OK(sh, shoal_pe_transport(sh, right, &name));
+    if (right != me) CHECK_MSG(strcmp(name, expect_tp ? expect_tp : "cuda_ipc") == 0, "transport to PE %d is %s", right, name);
+    check_note("GPU %d, transport to PE %d: %s", shoal_cuda_device(sh), right, name);
+
+    unsigned char *buf = (unsigned char *)shoal_malloc(sh, big + 64);
+    CHECK_MSG(buf != NULL, "shoal_malloc: %s", shoal_last_error(sh));
+    unsigned char *hsrc = (unsigned char *)malloc(big + 64), *hdst = (unsigned char *)malloc(big + 64);
+    unsigned char *dsrc = NULL;
+    CHECK(hsrc && hdst);
+    CUDA_OK(cudaMalloc(&dsrc, big + 64));
+
+    /* 1. host source -> peer device, several sizes, unaligned offsets. */
+    const size_t sizes[] = {1, 7, 8, 4096 + 3, (size_t)1 << 20, big};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        size_t n = sizes[k], off = (k & 1) ? 3 : 0;
+        unsigned seed = (unsigned)(me * 17 + k);
+        for (size_t i = 0; i < n; i++) hsrc[i] = pattern(i, seed);
+        SH_OK(sh, shoal_put(sh, buf + off, hsrc, n, right));
+        SH_OK(sh, shoal_barrier_all(sh));
+        check_device(buf + off, n, (unsigned)(left * 17 + k), "host->peer put");
+        /* get back what the right neighbour received from me */
+        memset(hdst, 0, n);
+        SH_OK(sh, shoal_get(sh, hdst, buf + off, n, right));
+        for (size_t i = 0; i < n; i++) CHECK_MSG(hdst[i] == pattern(i, seed), "get back: byte %zu", i);
+        SH_OK(sh, shoal_barrier_all(sh));
+    }
+
+    /* 2. device source -> peer device (nbi + quiet), then device get into device memory. */
+    fill<<<256, 256>>>(dsrc, big, 1000u + me);
+    CUDA_OK(cudaDeviceSynchronize());
+    SH_OK(sh, shoal_put_nbi(sh, buf + 5, dsrc, big - 5, right));
+    SH_OK(sh, shoal_quiet(sh));
+    SH_OK(sh, shoal_barrier_all(sh));
+    check_device(buf + 5, big - 5, 1000u + left, "device->peer put_nbi");
+    CUDA_OK(cudaMemset(dsrc, 0, big));
+    SH_OK(sh, shoal_get(sh, dsrc, buf + 5, big - 5, right));
+    check_device(dsrc, big - 5, 1000u + me, "peer->device get");
+    SH_OK(sh, shoal_barrier_all(sh));
+
+    /* 3. typed p/g and calloc on the GPU heap. */
+    long *cells = (long *)shoal_calloc(sh, (size_t)npes, sizeof(long));
+    CHECK_MSG(cells != NULL, "shoal_calloc: %s", shoal_last_error(sh));
+    long zero[64] = {0};
+    CUDA_OK(cudaMemcpy(zero, cells, sizeof(long) * (size_t)(npes < 64 ? npes : 64), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < npes && i < 64; i++) CHECK_EQ_INT(zero[i], 0);
+    SH_OK(sh, shoal_long_p(sh, &cells[me], 1000L * me + 7, right));
+    SH_OK(sh, shoal_barrier_all(sh));
+    long v = -1;
+    SH_OK(sh, shoal_long_g(sh, &v, &cells[left], me));
+    CHECK_EQ_INT(v, 1000L * left + 7);
+    SH_OK(sh, shoal_long_g(sh, &v, &cells[me], right));
+    CHECK_EQ_INT(v, 1000L * me + 7);
+
+    /* 4. shoal_ptr: a kernel stores straight into the peer's heap. */
+    int *ints = (int *)shoal_malloc(sh, 1024 * sizeof(int));
+    CHECK(ints != NULL);
+    int *peer_ints = (int *)shoal_ptr(sh, ints, right);
+    if (strcmp(name, "cuda_ipc") == 0 || right == me) {
+        CHECK_MSG(peer_ints != NULL, "shoal_ptr(%d) is NULL over %s", right, name);
+        store_ints<<<4, 256>>>(peer_ints, 1024, 100 * me);
+        CUDA_OK(cudaDeviceSynchronize());
+        SH_OK(sh, shoal_barrier_all(sh));
+        int h[1024];
+        CUDA_OK(cudaMemcpy(h, ints, sizeof(h), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 1024; i++) CHECK_EQ_INT(h[i], 100 * left + i);
+    }
+
+    /* 5. Stream ordering: fill -> put_on_stream -> barrier_on_stream -> a
+     * kernel on the receiver sums what arrived; nothing syncs the host between. */
+    cudaStream_t st;
+    CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    unsigned long long *dsum = NULL, hsum = 0;
+    CUDA_OK(cudaMalloc(&dsum, sizeof(*dsum)));
+    for (int round = 0; round < 20; round++) {
+        size_t n = ((size_t)1 << 20) + (size_t)round * 999;
+        unsigned seed = (unsigned)(round * 7 + me);
+        fill<<<128, 256, 0, st>>>(dsrc, n, seed);
+        SH_OK(sh, shoal_put_on_stream(sh, buf, dsrc, n, right, st));
+        SH_OK(sh, shoal_barrier_all_on_stream(sh, st));
+        sum_bytes<<<1, 256, 0, st>>>(buf, n, dsum);
+        /* nobody may overwrite buf before every PE summed it */
+        SH_OK(sh, shoal_barrier_all_on_stream(sh, st));
+        CUDA_OK(cudaMemcpyAsync(&hsum, dsum, sizeof(hsum), cudaMemcpyDeviceToHost, st));
+        CUDA_OK(cudaStreamSynchronize(st));
+        unsigned long long expect = 0;
+        for (size_t i = 0; i < n; i++) expect += pattern(i, (unsigned)(round * 7 + left));
+        CHECK_MSG(hsum == expect, "round %d: stream-ordered sum %llu, expected %llu", round, hsum, expect);
+    }
+    /* get_on_stream + typed on stream */
+    int *back = NULL;
+    CUDA_OK(cudaMalloc(&back, 1024 * sizeof(int)));
+    SH_OK(sh, shoal_int_get_on_stream(sh, back, ints, 1024, right, st));
+    CUDA_OK(cudaStreamSynchronize(st));
+    if (peer_ints != NULL) {
+        int h[1024];
+        CUDA_OK(cudaMemcpy(h, back, sizeof(h), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 1024; i++) CHECK_EQ_INT(h[i], 100 * me + i);
+    }
+    /* bad input on the stream API */
+    CHECK_EQ_INT(shoal_put_on_stream(sh, hdst, dsrc, 8, right, st), SHOAL_ERR_OUT_OF_BOUNDS);
+    CHECK_EQ_INT(shoal_put_on_stream(sh, buf, dsrc, 8, npes, st), SHOAL_ERR_PE);
+    CHECK(strstr(shoal_last_error(sh), "shoal_put_on_stream") != NULL);
+
+    SH_OK(sh, shoal_barrier_all(sh));
+    SH_OK(sh, shoal_free(sh, ints));
+    SH_OK(sh, shoal_free(sh, cells));
+    SH_OK(sh, shoal_free(sh, buf));
+    SH_OK(sh, shoal_finalize(sh));
+    cudaFree(back);
+    cudaFree(dsum);
+    cudaFree(dsrc);
+    cudaStreamDestroy(st);
+    free(hsrc);
+    free(hdst);
+    if (me == 0) printf("test_gpu_rma: %d PEs passed\n", npes);
+    MPI_Finalize();
+    return 0;
+}

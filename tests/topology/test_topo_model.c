@@ -1,0 +1,425 @@
+/*
+ * The topology model on recorded machines: counts, GPUs in bus order, NUMA
+ * locality, nearest NICs, the path and NVLink count of every GPU pair; the
+ * NVLink matrix written the way the NVML probe writes it (direct links,
+ * switches hwloc cannot see, switches it can) and read back, also after an
+ * XML export; SHOAL_TOPO_FILE; loading errors.
+ *
+ * Fixtures: the XML files of tests/fixtures/topology (made by
+ * tests/topology/make_fixtures.py).
+ * The values below are the machines' own, written by hand, not read from an
+ * expected-output file: they are what the files must give.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/check.h"
+#include "shoal_topo.h"
+#include "topo_internal.h"
+
+enum { LOC = SHOAL_PATH_LOC, NVL = SHOAL_PATH_NVL, PIX = SHOAL_PATH_PIX, PXB = SHOAL_PATH_PXB,
+       PHB = SHOAL_PATH_PHB, NOD = SHOAL_PATH_NODE, SYS = SHOAL_PATH_SYS };
+
+static char fixture_dir[4096];
+
+static const char *fixture(const char *name)
+{
+    static char path[4096 + 256];
+    snprintf(path, sizeof(path), "%s/%s", fixture_dir, name);
+    return path;
+}
+
+static shoal_topo_t load(const char *name)
+{
+    shoal_topo_t topo = NULL;
+    int rc = shoal_topo_load(fixture(name), &topo);
+    CHECK_MSG(rc == SHOAL_SUCCESS && topo, "loading %s: status %d: %s", name, rc, shoal_topo_last_error());
+    return topo;
+}
+
+static void expect_counts(shoal_topo_t t, int packages, int numa, int cores, int gpus, int nics)
+{
+    CHECK_EQ_INT(shoal_topo_n_packages(t), packages);
+    CHECK_EQ_INT(shoal_topo_n_numa(t), numa);
+    CHECK_EQ_INT(shoal_topo_n_cores(t), cores);
+    CHECK_EQ_INT(shoal_topo_n_gpus(t), gpus);
+    CHECK_EQ_INT(shoal_topo_n_nics(t), nics);
+}
+
+static void expect_gpu(shoal_topo_t t, int i, const char *bus, const char *name, int numa, const char *cpuset, int nic)
+{
+    shoal_topo_gpu_t g;
+    memset(&g, 0xff, sizeof(g)); /* every field must be written */
+    CHECK_EQ_INT(shoal_topo_gpu(t, i, &g), SHOAL_SUCCESS);
+    CHECK_EQ_INT(g.index, i);
+    CHECK_EQ_STR(g.pci_bus_id, bus);
+    CHECK_EQ_STR(g.name, name);
+    CHECK_EQ_INT(g.numa_node, numa);
+    CHECK_EQ_STR(g.cpuset, cpuset);
+    CHECK_EQ_INT(g.nic, nic);
+}
+
+static void expect_nic(shoal_topo_t t, int i, const char *bus, const char *name)
+{
+    shoal_topo_nic_t n;
+    CHECK_EQ_INT(shoal_topo_nic(t, i, &n), SHOAL_SUCCESS);
+    CHECK_EQ_INT(n.index, i);
+    CHECK_EQ_STR(n.pci_bus_id, bus);
+    CHECK_EQ_STR(n.name, name);
+}
+
+/* Path and link count of a-b, both ways round. */
+static void expect_pair(shoal_topo_t t, int a, int b, int path, int links, int nvswitch)
+{
+    for (int k = 0; k < 2; k++) {
+        int x = k ? b : a, y = k ? a : b, got_links = -1;
+        shoal_path_t got = SHOAL_PATH_COUNT;
+        CHECK_EQ_INT(shoal_topo_gpu_path(t, x, y, &got, &got_links), SHOAL_SUCCESS);
+        CHECK_MSG((int)got == path && got_links == links, "GPUs %d-%d: got %s with %d NVLinks, want %s with %d", x, y,
+                  shoal_path_name(got), got_links, shoal_path_name((shoal_path_t)path), links);
+        CHECK_EQ_INT(shoal_topo_gpu_nvswitch(t, x, y), nvswitch);
+    }
+}
+
+/* The machine the GPU tests run on, with the matrix NVML gives there. */
+static void test_h200(void)
+{
+    shoal_topo_t t = load("h200x2-nv18.xml");
+
+    expect_counts(t, 1, 1, 32, 2, 1);
+    expect_gpu(t, 0, "0000:00:06.0", "", 0, "0-31", 0);
+    expect_gpu(t, 1, "0000:00:07.0", "", 0, "0-31", 0);
+    expect_nic(t, 0, "0000:00:03.0", "eth0");
+    expect_pair(t, 0, 0, LOC, 0, 0);
+    expect_pair(t, 0, 1, NVL, 18, 0);
+    CHECK_EQ_STR(shoal_topo_nvlink_source(t), "hwloc");
+    shoal_topo_destroy(t);
+
+    /* Without the matrix: both GPUs hang off one host bridge. */
+    t = load("h200x2-pcie.xml");
+    expect_counts(t, 1, 1, 32, 2, 1);
+    expect_pair(t, 0, 1, PHB, 0, 0);
+    CHECK_EQ_STR(shoal_topo_nvlink_source(t), "none");
+    shoal_topo_destroy(t);
+}
+
+static void test_nvswitch(void)
+{
+    shoal_topo_t t = load("nvswitch-8gpu.xml");
+    static const char *const buses[8] = {"0000:13:00.0", "0000:14:00.0", "0000:33:00.0", "0000:34:00.0",
+                                         "0000:53:00.0", "0000:54:00.0", "0000:73:00.0", "0000:74:00.0"};
+
+    expect_counts(t, 2, 2, 32, 8, 4);
+    for (int g = 0; g < 8; g++)
+        expect_gpu(t, g, buses[g], "GH100 [H100 SXM5 80GB]", g / 4, g < 4 ? "0-15" : "16-31", g / 2);
+    expect_nic(t, 0, "0000:15:00.0", "ibp21s0,mlx5_0");
+    expect_nic(t, 3, "0000:75:00.0", "ibp117s0,mlx5_3");
+    /* 5+4+4+5 links into the four switches: 18 between any two GPUs. */
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++) expect_pair(t, a, b, NVL, 18, 1);
+    shoal_topo_destroy(t);
+}
+
+static void test_pcie(void)
+{
+    static const int want[8][8] = {
+        {LOC, PIX, NOD, NOD, SYS, SYS, SYS, SYS}, {PIX, LOC, NOD, NOD, SYS, SYS, SYS, SYS},
+        {NOD, NOD, LOC, PIX, SYS, SYS, SYS, SYS}, {NOD, NOD, PIX, LOC, SYS, SYS, SYS, SYS},
+        {SYS, SYS, SYS, SYS, LOC, PIX, PXB, PXB}, {SYS, SYS, SYS, SYS, PIX, LOC, PXB, PXB},
+        {SYS, SYS, SYS, SYS, PXB, PXB, LOC, PIX}, {SYS, SYS, SYS, SYS, PXB, PXB, PIX, LOC},
+    };
+    static const char *const buses[8] = {"0000:03:00.0", "0000:04:00.0", "0000:23:00.0", "0000:24:00.0",
+                                         "0000:85:00.0", "0000:86:00.0", "0000:89:00.0", "0000:8a:00.0"};
+    shoal_topo_t t = load("pcie-8gpu.xml");
+
+    expect_counts(t, 2, 2, 32, 8, 2);
+    for (int g = 0; g < 8; g++) expect_gpu(t, g, buses[g], "AD102GL [L40S]", g / 4, g < 4 ? "0-15" : "16-31", g / 4);
+    expect_nic(t, 0, "0000:05:00.0", "ens5f0");
+    expect_nic(t, 1, "0000:8c:00.0", "ens140f0");
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++) expect_pair(t, a, b, want[a][b], 0, 0);
+    CHECK_EQ_STR(shoal_topo_nvlink_source(t), "none");
+    shoal_topo_destroy(t);
+}
+
+static void test_nvlink_pairs(void)
+{
+    shoal_topo_t t = load("nvlink-pairs-4gpu.xml");
+
+    expect_counts(t, 1, 1, 32, 4, 1);
+    expect_gpu(t, 0, "0000:03:00.0", "GA100 [A100 SXM4 80GB]", 0, "0-31", 0);
+    expect_gpu(t, 3, "0000:14:00.0", "GA100 [A100 SXM4 80GB]", 0, "0-31", 0);
+    expect_nic(t, 0, "0000:05:00.0", "ibp5s0,mlx5_0");
+    expect_pair(t, 0, 1, NVL, 4, 0);
+    expect_pair(t, 2, 3, NVL, 2, 0);
+    expect_pair(t, 0, 2, PHB, 0, 0);
+    expect_pair(t, 0, 3, PHB, 0, 0);
+    expect_pair(t, 1, 2, PHB, 0, 0);
+    expect_pair(t, 1, 3, PHB, 0, 0);
+    shoal_topo_destroy(t);
+}
+
+static void test_cpu_only(void)
+{
+    shoal_topo_t t = load("cpu-2socket.xml");
+    shoal_topo_gpu_t g;
+    shoal_path_t p;
+
+    expect_counts(t, 2, 2, 32, 0, 2);
+    expect_nic(t, 0, "0000:01:00.0", "eno1");
+    expect_nic(t, 1, "0000:81:00.0", "ib0,mlx5_0");
+    CHECK_EQ_INT(shoal_topo_gpu(t, 0, &g), SHOAL_ERR_INVALID_ARG);
+    CHECK_CONTAINS(shoal_topo_last_error(), "GPU 0 out of range");
+    CHECK_EQ_INT(shoal_topo_gpu_path(t, 0, 0, &p, NULL), SHOAL_ERR_INVALID_ARG);
+    shoal_topo_destroy(t);
+}
+
+/* SHOAL_TOPO_FILE replaces the live machine when no path is given. */
+static void test_env_file(void)
+{
+    shoal_topo_t t = NULL;
+
+    CHECK_EQ_INT(setenv("SHOAL_TOPO_FILE", fixture("nvlink-pairs-4gpu.xml"), 1), 0);
+    CHECK_EQ_INT(shoal_topo_load(NULL, &t), SHOAL_SUCCESS);
+    CHECK_EQ_INT(shoal_topo_n_gpus(t), 4);
+    expect_pair(t, 0, 1, NVL, 4, 0);
+    shoal_topo_destroy(t);
+    /* An explicit path wins over the variable. */
+    CHECK_EQ_INT(shoal_topo_load(fixture("h200x2-nv18.xml"), &t), SHOAL_SUCCESS);
+    CHECK_EQ_INT(shoal_topo_n_gpus(t), 2);
+    shoal_topo_destroy(t);
+    CHECK_EQ_INT(unsetenv("SHOAL_TOPO_FILE"), 0);
+}
+
+/* The machine this runs on: whatever it is, it loads, and the binding
+ * queries work there (and only there). */
+static void test_live(void)
+{
+    shoal_topo_t t = NULL, x = load("h200x2-nv18.xml");
+    char bind[256] = "";
+
+    CHECK_MSG(shoal_topo_load(NULL, &t) == SHOAL_SUCCESS, "live machine: %s", shoal_topo_last_error());
+    CHECK(shoal_topo_n_packages(t) >= 1);
+    CHECK(shoal_topo_n_cores(t) >= 1);
+    CHECK(shoal_topo_n_gpus(t) >= 0);
+    CHECK_EQ_INT(shoal_topo_cpubind(t, bind, sizeof(bind)), SHOAL_SUCCESS);
+    CHECK(bind[0] >= '0' && bind[0] <= '9');
+    for (int g = 0; g < shoal_topo_n_gpus(t); g++) {
+        int near = shoal_topo_gpu_near_binding(t, g);
+        CHECK(near == 0 || near == 1);
+    }
+    check_note("live machine: %d GPUs, NVLink from %s, bound to CPUs %s", shoal_topo_n_gpus(t),
+               shoal_topo_nvlink_source(t), bind);
+    shoal_topo_destroy(t);
+
+    CHECK_EQ_INT(shoal_topo_cpubind(x, bind, sizeof(bind)), SHOAL_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(shoal_topo_last_error(), "loaded from a file");
+    CHECK_EQ_INT(shoal_topo_gpu_near_binding(x, 0), SHOAL_ERR_UNSUPPORTED);
+    shoal_topo_destroy(x);
+}
+
+/* ---------------------------------------------------------------- the NVLink matrix */
+
+static char tmp_xml[64];
+
+static void tmp_cleanup(void)
+{
+    if (tmp_xml[0]) unlink(tmp_xml);
+}
+
+static const char *tmp_path(void)
+{
+    if (!tmp_xml[0]) {
+        int fd;
+        strcpy(tmp_xml, "/tmp/shoal-topo-XXXXXX.xml");
+        fd = mkstemps(tmp_xml, 4);
+        CHECK(fd >= 0);
+        close(fd);
+        atexit(tmp_cleanup);
+    }
+    return tmp_xml;
+}
+
+/* Store a probe, read it back, classify again: what shoal_topo_load does
+ * after asking NVML. */
+static void store_and_read(shoal_topo_t t, const shoal__nvlink_probe_t *probe)
+{
+    int found = 0;
+    CHECK_EQ_INT(shoal__nvlink_store(t, probe), SHOAL_SUCCESS);
+    CHECK_EQ_INT(shoal__nvlink_read(t, &found), SHOAL_SUCCESS);
+    CHECK_EQ_INT(found, 1);
+    shoal__topo_paths_fill(t);
+}
+
+/* The file holds the matrix: reloading gives the same pairs. */
+static shoal_topo_t export_reload(shoal_topo_t t)
+{
+    shoal_topo_t r = NULL;
+    char line[4096];
+    int seen = 0;
+    FILE *f;
+
+    CHECK_EQ_INT(shoal_topo_export_xml(t, tmp_path()), SHOAL_SUCCESS);
+    f = fopen(tmp_path(), "r");
+    CHECK(f != NULL);
+    while (fgets(line, sizeof(line), f)) seen |= strstr(line, "name=\"NVLinkBandwidth\"") != NULL;
+    fclose(f);
+    CHECK_MSG(seen, "exported XML %s has no NVLinkBandwidth matrix", tmp_path());
+    CHECK_EQ_INT(shoal_topo_load(tmp_path(), &r), SHOAL_SUCCESS);
+    CHECK_EQ_STR(shoal_topo_nvlink_source(r), "hwloc");
+    return r;
+}
+
+static void test_store_direct(void)
+{
+    shoal_topo_t t = load("h200x2-pcie.xml"), r;
+    shoal__nvlink_probe_t probe;
+
+    CHECK_EQ_INT(shoal__nvlink_probe_init(&probe, 2, 36), SHOAL_SUCCESS);
+    probe.direct[0 * 2 + 1] = 18;
+    probe.direct[1 * 2 + 0] = 18;
+    store_and_read(t, &probe);
+    expect_pair(t, 0, 1, NVL, 18, 0);
+    r = export_reload(t);
+    expect_pair(r, 0, 1, NVL, 18, 0);
+    shoal_topo_destroy(r);
+    shoal__nvlink_probe_fini(&probe);
+    shoal_topo_destroy(t);
+}
+
+/* A VM shown two GPUs of an HGX board sees their links end on switches it
+ * cannot see: the pair gets the smaller side's count. */
+static void test_store_hidden_switch(void)
+{
+    shoal_topo_t t = load("h200x2-pcie.xml"), r;
+    shoal__nvlink_probe_t probe;
+
+    CHECK_EQ_INT(shoal__nvlink_probe_init(&probe, 2, 36), SHOAL_SUCCESS);
+    probe.hidden_switch[0] = 18;
+    probe.hidden_switch[1] = 16;
+    store_and_read(t, &probe);
+    expect_pair(t, 0, 1, NVL, 16, 0);
+    r = export_reload(t);
+    expect_pair(r, 0, 1, NVL, 16, 0);
+    shoal_topo_destroy(r);
+    shoal__nvlink_probe_fini(&probe);
+    shoal_topo_destroy(t);
+
+    /* Only one GPU in the fabric: no NVLink pair, nothing stored. */
+    t = load("h200x2-pcie.xml");
+    CHECK_EQ_INT(shoal__nvlink_probe_init(&probe, 2, 36), SHOAL_SUCCESS);
+    probe.hidden_switch[0] = 18;
+    CHECK_EQ_INT(shoal__nvlink_store(t, &probe), SHOAL_SUCCESS);
+    {
+        int found = 1;
+        CHECK_EQ_INT(shoal__nvlink_read(t, &found), SHOAL_SUCCESS);
+        CHECK_EQ_INT(found, 0);
+    }
+    expect_pair(t, 0, 1, PHB, 0, 0);
+    shoal__nvlink_probe_fini(&probe);
+    shoal_topo_destroy(t);
+}
+
+/* Switches hwloc shows become objects of the matrix, as hwloc's own NVML
+ * backend writes them. */
+static void test_store_switches(void)
+{
+    static const int per_switch[4] = {5, 4, 4, 5};
+    shoal_topo_t t = load("nvswitch-8gpu.xml"), r;
+    shoal__nvlink_probe_t probe;
+    hwloc_obj_t obj = NULL;
+    int found = 1;
+
+    /* Forget the fixture's own matrix first. */
+    CHECK_EQ_INT(hwloc_distances_remove(t->hw), 0);
+    CHECK_EQ_INT(shoal__nvlink_read(t, &found), SHOAL_SUCCESS);
+    CHECK_EQ_INT(found, 0);
+
+    CHECK_EQ_INT(shoal__nvlink_probe_init(&probe, 8, 8 * 18), SHOAL_SUCCESS);
+    while ((obj = hwloc_get_next_pcidev(t->hw, obj)) != NULL)
+        if (shoal__topo_is_nvswitch(obj)) probe.switches[probe.n_switches++] = obj;
+    CHECK_EQ_INT(probe.n_switches, 4);
+    for (int g = 0; g < 8; g++)
+        for (int s = 0; s < 4; s++) probe.to_switch[g * probe.max_switches + s] = per_switch[s];
+    store_and_read(t, &probe);
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++) expect_pair(t, a, b, NVL, 18, 1);
+    r = export_reload(t);
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++) expect_pair(r, a, b, NVL, 18, 1);
+    shoal_topo_destroy(r);
+    shoal__nvlink_probe_fini(&probe);
+    shoal_topo_destroy(t);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static void expect_load_error(const char *path, int status, const char *needle1, const char *needle2)
+{
+    static struct shoal_topo sentinel;
+    shoal_topo_t t = &sentinel, before = t; /* a failed load must leave *topo_p alone */
+    int rc = shoal_topo_load(path, &t);
+
+    CHECK_MSG(rc == status, "loading %s: status %d, want %d (%s)", path ? path : "(null)", rc, status,
+              shoal_topo_last_error());
+    CHECK_EQ_PTR(t, before);
+    CHECK_CONTAINS(shoal_topo_last_error(), needle1);
+    if (needle2) CHECK_CONTAINS(shoal_topo_last_error(), needle2);
+}
+
+static void test_errors(void)
+{
+    expect_load_error(fixture("no-such-machine.xml"), SHOAL_ERR_TOPOLOGY, "cannot open topology file", "no-such-machine.xml");
+    CHECK_CONTAINS(shoal_topo_last_error(), "No such file");
+    expect_load_error(fixture("bad/truncated.xml"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", "truncated.xml");
+    expect_load_error(fixture("bad/not-a-topology.xml"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", "not-a-topology.xml");
+    expect_load_error(fixture("bad/gpu-no-pci.xml"), SHOAL_ERR_TOPOLOGY, "GPU 'nvml0'", "no PCI device above it");
+    expect_load_error(fixture("bad"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", NULL);
+    expect_load_error("", SHOAL_ERR_INVALID_ARG, "empty topology file name", NULL);
+    CHECK_EQ_INT(shoal_topo_load(fixture("h200x2-nv18.xml"), NULL), SHOAL_ERR_INVALID_ARG);
+    CHECK_CONTAINS(shoal_topo_last_error(), "topo_p is NULL");
+
+    /* SHOAL_TOPO_FILE naming a missing file is an error, not the live machine. */
+    CHECK_EQ_INT(setenv("SHOAL_TOPO_FILE", "/nonexistent/machine.xml", 1), 0);
+    expect_load_error(NULL, SHOAL_ERR_TOPOLOGY, "/nonexistent/machine.xml", NULL);
+    CHECK_EQ_INT(unsetenv("SHOAL_TOPO_FILE"), 0);
+
+    /* NULL handles are errors, not crashes. */
+    CHECK_EQ_INT(shoal_topo_n_gpus(NULL), SHOAL_ERR_INVALID_ARG);
+    CHECK_EQ_INT(shoal_topo_n_packages(NULL), SHOAL_ERR_INVALID_ARG);
+    CHECK_EQ_INT(shoal_topo_export_xml(NULL, "/tmp/x.xml"), SHOAL_ERR_INVALID_ARG);
+    shoal_topo_destroy(NULL);
+
+    /* Export into a folder that does not exist. */
+    {
+        shoal_topo_t t = load("h200x2-nv18.xml");
+        CHECK_EQ_INT(shoal_topo_export_xml(t, "/nonexistent/dir/out.xml"), SHOAL_ERR_TOPOLOGY);
+        CHECK_CONTAINS(shoal_topo_last_error(), "/nonexistent/dir/out.xml");
+        shoal_topo_destroy(t);
+    }
+}
+
+int main(void)
+{
+    const char *src = getenv("SHOAL_TEST_SRCDIR");
+
+    CHECK_MSG(src && *src, "SHOAL_TEST_SRCDIR must name the source tree (ctest sets it)");
+    snprintf(fixture_dir, sizeof(fixture_dir), "%s/tests/fixtures/topology", src);
+    unsetenv("SHOAL_TOPO_FILE");
+
+    test_h200();
+    test_nvswitch();
+    test_pcie();
+    test_nvlink_pairs();
+    test_cpu_only();
+    test_env_file();
+    test_live();
+    test_store_direct();
+    test_store_hidden_switch();
+    test_store_switches();
+    test_errors();
+    check_note("topology model: all checks passed");
+    return 0;
+}

@@ -1,0 +1,579 @@
+/*
+ * shoal-topo: what shoal sees of a machine and which transport each pair of
+ * PEs would get there.
+ *
+ *   shoal-topo                      the live machine, as text
+ *   shoal-topo --input m.xml --json an hwloc XML, as JSON (topology/README.md)
+ *   mpiexec -n 4 shoal-topo         the transports a real instance chose
+ *
+ * A user of the public library: it includes shoal.h and shoal_topo.h only.
+ * Exit status 0 on success, 1 on any error (one line on stderr).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "shoal.h"
+#include "shoal_topo.h"
+
+#define TOOL "shoal-topo"
+#define MAX_PES 4096
+
+typedef struct tool_opts {
+    int json;                   /* --json */
+    int mpi;                    /* 1: --mpi or launched by mpiexec; 0: --no-mpi or not */
+    const char *input;          /* --input FILE.xml, or NULL for the live machine */
+    const char *export_path;    /* --export FILE.xml */
+    int pes;                    /* --pes N, or -1 */
+    int *map;                   /* --map G0,G1,...: GPU of each PE (-1: host heap) */
+    int n_map;                  /* entries of map, 0 without --map */
+    shoal_topo_policy_t policy; /* from SHOAL_P2P_LEVEL / SHOAL_TRANSPORT_DISABLE, then options */
+} tool_opts_t;
+
+/* Where the PEs sit: one node, pe -> GPU (or -1). */
+typedef struct tool_place {
+    int n_pes;
+    int *gpu_of;
+    int explicit_placement; /* --pes or --map given */
+} tool_place_t;
+
+static int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int tool_fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, TOOL ": ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+static void tool_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: " TOOL " [options]\n"
+            "Show the machine as shoal sees it (packages, NUMA nodes, GPUs, NICs), the\n"
+            "path between every GPU pair, and the transport each pair of PEs would use.\n"
+            "\n"
+            "  --input FILE.xml   read an hwloc XML instead of the live machine\n"
+            "                     (default: $SHOAL_TOPO_FILE when set)\n"
+            "  --export FILE.xml  write the topology, NVLink matrix included, as hwloc XML\n"
+            "  --json             print JSON (schema: topology/README.md)\n"
+            "  --pes N            place N PEs on one node, PE i on GPU i %% #GPUs\n"
+            "                     (host heaps when there is no GPU)\n"
+            "  --map G0,G1,...    place PE i on GPU Gi; -1 or 'host' for a host heap;\n"
+            "                     PEs may share a GPU\n"
+            "  --p2p-level LEVEL  worst path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS\n"
+            "                     (default: $SHOAL_P2P_LEVEL, else SYS)\n"
+            "  --disable LIST     transports never to use, e.g. cuda_ipc,shm\n"
+            "                     (default: $SHOAL_TRANSPORT_DISABLE)\n"
+            "  --mpi / --no-mpi   force or forbid MPI mode; by default MPI mode is on when\n"
+            "                     launched by mpiexec. In MPI mode every rank starts a shoal\n"
+            "                     instance and rank 0 prints the transport chosen per PE pair.\n"
+            "  --help             this text\n"
+            "\n"
+            "Exit status: 0 on success, 1 on error.\n");
+}
+
+/* ---------------------------------------------------------------- options */
+
+static int tool_parse_int(const char *s, long lo, long hi, long *v_p)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
+    *v_p = v;
+    return 0;
+}
+
+static int tool_parse_disable(const char *list, unsigned *mask_p)
+{
+    char buf[256], *save = NULL, *tok;
+    unsigned mask = 0;
+
+    if (strlen(list) >= sizeof(buf)) return tool_fail("--disable: list too long");
+    strcpy(buf, list);
+    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        shoal_transport_id_t tp;
+        if (shoal_transport_parse(tok, &tp) < 0)
+            return tool_fail("--disable: unknown transport '%s' (expected self, cuda_ipc, shm, staged, mpi_rma)", tok);
+        mask |= 1u << tp;
+    }
+    *mask_p = mask;
+    return 0;
+}
+
+static int tool_parse_map(const char *list, tool_opts_t *o)
+{
+    const char *p = list;
+    int n = 1;
+
+    for (const char *c = list; *c; c++) n += *c == ',';
+    if (n > MAX_PES) return tool_fail("--map: more than %d PEs", MAX_PES);
+    free(o->map);
+    o->map = calloc((size_t)n, sizeof(int));
+    if (!o->map) return tool_fail("out of memory");
+    o->n_map = 0;
+    while (o->n_map < n) {
+        char item[32];
+        size_t len = strcspn(p, ",");
+        long v;
+        if (len == 0 || len >= sizeof(item)) return tool_fail("--map: empty or overlong entry in '%s'", list);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (strcasecmp(item, "host") == 0) v = -1;
+        else if (tool_parse_int(item, -1, INT_MAX, &v) < 0)
+            return tool_fail("--map: '%s' is not a GPU index, -1 or 'host'", item);
+        o->map[o->n_map++] = (int)v;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+/* The value of --opt VALUE or --opt=VALUE; advances *i past it. */
+static const char *tool_optarg(int argc, char **argv, int *i, const char *name)
+{
+    size_t len = strlen(name);
+
+    if (strncmp(argv[*i], name, len) == 0 && argv[*i][len] == '=') return argv[*i] + len + 1;
+    if (strcmp(argv[*i], name) != 0) return NULL;
+    if (*i + 1 >= argc) return "";
+    return argv[++*i];
+}
+
+/* Launched by an MPI launcher? (MPICH's hydra, Open MPI, PMIx, Slurm.) */
+static int tool_under_mpiexec(void)
+{
+    static const char *const vars[] = {"PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        if (getenv(vars[i])) return 1;
+    return 0;
+}
+
+/* 0 to go on, 1 on error, 2 after --help. */
+static int tool_parse(int argc, char **argv, tool_opts_t *o)
+{
+    const char *env, *v;
+    int force_mpi = -1;
+
+    memset(o, 0, sizeof(*o));
+    o->pes = -1;
+    o->policy.p2p_level = SHOAL_PATH_SYS;
+    if ((env = getenv("SHOAL_P2P_LEVEL")) && *env && shoal_path_parse(env, &o->policy.p2p_level) < 0)
+        return tool_fail("SHOAL_P2P_LEVEL=%s: expected NVL, PIX, PXB, PHB, NODE or SYS", env);
+    if ((env = getenv("SHOAL_TRANSPORT_DISABLE")) && *env && tool_parse_disable(env, &o->policy.disabled))
+        return 1;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            tool_usage(stdout);
+            return 2;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--mpi") == 0) {
+            force_mpi = 1;
+        } else if (strcmp(a, "--no-mpi") == 0) {
+            force_mpi = 0;
+        } else if ((v = tool_optarg(argc, argv, &i, "--input"))) {
+            if (!*v) return tool_fail("--input needs a file name");
+            o->input = v;
+        } else if ((v = tool_optarg(argc, argv, &i, "--export"))) {
+            if (!*v) return tool_fail("--export needs a file name");
+            o->export_path = v;
+        } else if ((v = tool_optarg(argc, argv, &i, "--pes"))) {
+            long n;
+            if (tool_parse_int(v, 1, MAX_PES, &n) < 0) return tool_fail("--pes: '%s' is not a count from 1 to %d", v, MAX_PES);
+            o->pes = (int)n;
+        } else if ((v = tool_optarg(argc, argv, &i, "--map"))) {
+            if (tool_parse_map(v, o)) return 1;
+        } else if ((v = tool_optarg(argc, argv, &i, "--p2p-level"))) {
+            if (shoal_path_parse(v, &o->policy.p2p_level) < 0)
+                return tool_fail("--p2p-level: '%s' is not one of NVL, PIX, PXB, PHB, NODE, SYS", v);
+        } else if ((v = tool_optarg(argc, argv, &i, "--disable"))) {
+            if (tool_parse_disable(v, &o->policy.disabled)) return 1;
+        } else {
+            return tool_fail("unknown option '%s' (try --help)", a);
+        }
+    }
+    if (o->n_map && o->pes >= 0 && o->pes != o->n_map)
+        return tool_fail("--pes %d but --map places %d PEs", o->pes, o->n_map);
+    o->mpi = force_mpi >= 0 ? force_mpi : tool_under_mpiexec();
+    return 0;
+}
+
+static int tool_place(shoal_topo_t topo, const tool_opts_t *o, tool_place_t *pl)
+{
+    int n_gpus = shoal_topo_n_gpus(topo);
+
+    memset(pl, 0, sizeof(*pl));
+    pl->explicit_placement = o->n_map > 0 || o->pes >= 0;
+    pl->n_pes = o->n_map ? o->n_map : o->pes >= 0 ? o->pes : n_gpus;
+    if (pl->n_pes == 0) return 0;
+    pl->gpu_of = calloc((size_t)pl->n_pes, sizeof(int));
+    if (!pl->gpu_of) return tool_fail("out of memory");
+    for (int pe = 0; pe < pl->n_pes; pe++) {
+        if (o->n_map) {
+            if (o->map[pe] >= n_gpus)
+                return tool_fail("--map: PE %d on GPU %d, but the topology has %d GPU%s", pe, o->map[pe], n_gpus,
+                                 n_gpus == 1 ? "" : "s");
+            pl->gpu_of[pe] = o->map[pe];
+        } else {
+            pl->gpu_of[pe] = n_gpus ? pe % n_gpus : -1;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- model output */
+
+static const char *tool_plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* JSON string, escaped. */
+static void tool_json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c == '\n') fputs("\\n", out);
+        else if (c == '\t') fputs("\\t", out);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* "NV18", "PIX", " X " for one matrix cell. */
+static void tool_cell(shoal_topo_t topo, int a, int b, char *buf, size_t len)
+{
+    shoal_path_t path;
+    int links;
+
+    if (a == b) {
+        snprintf(buf, len, "X");
+        return;
+    }
+    shoal_topo_gpu_path(topo, a, b, &path, &links);
+    if (path == SHOAL_PATH_NVL) snprintf(buf, len, "NV%d", links);
+    else snprintf(buf, len, "%s", shoal_path_name(path));
+}
+
+static void tool_text_matrix(FILE *out, shoal_topo_t topo)
+{
+    int n = shoal_topo_n_gpus(topo);
+    char cell[16];
+
+    fprintf(out, "%-8s", "");
+    for (int b = 0; b < n; b++) {
+        snprintf(cell, sizeof(cell), "GPU%d", b);
+        fprintf(out, "%-8s", cell);
+    }
+    fprintf(out, "%-16s%s\n", "CPU Affinity", "NUMA Affinity");
+    for (int a = 0; a < n; a++) {
+        shoal_topo_gpu_t g;
+        shoal_topo_gpu(topo, a, &g);
+        snprintf(cell, sizeof(cell), "GPU%d", a);
+        fprintf(out, "%-8s", cell);
+        for (int b = 0; b < n; b++) {
+            tool_cell(topo, a, b, cell, sizeof(cell));
+            fprintf(out, "%-8s", cell);
+        }
+        if (g.numa_node >= 0) fprintf(out, "%-16s%d\n", g.cpuset[0] ? g.cpuset : "N/A", g.numa_node);
+        else fprintf(out, "%-16sN/A\n", g.cpuset[0] ? g.cpuset : "N/A");
+    }
+    fprintf(out, "\nLegend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several PCIe switches,\n"
+                 "        PHB = a PCIe host bridge, NODE = host bridges of one NUMA node, SYS = across NUMA nodes\n");
+}
+
+static void tool_text_gpus(FILE *out, shoal_topo_t topo)
+{
+    int n = shoal_topo_n_gpus(topo);
+
+    fprintf(out, "\nGPUs:\n");
+    for (int i = 0; i < n; i++) {
+        shoal_topo_gpu_t g;
+        shoal_topo_gpu(topo, i, &g);
+        fprintf(out, "  GPU%d  %s  %s", i, g.pci_bus_id, g.name[0] ? g.name : "(unnamed)");
+        if (g.nic >= 0) {
+            shoal_topo_nic_t nic;
+            shoal_topo_nic(topo, g.nic, &nic);
+            fprintf(out, "  nearest NIC%d %s%s%s", g.nic, nic.pci_bus_id, nic.pci_bus_id[0] && nic.name[0] ? " " : "",
+                    nic.name);
+        }
+        fputc('\n', out);
+    }
+}
+
+/* One "why" for the pair, plus its transport; 0 or 1 on error. */
+static int tool_choose(shoal_topo_t topo, const tool_opts_t *o, int pe_a, int gpu_a, int pe_b, int gpu_b,
+                       shoal_transport_id_t *tp_p, char *why, size_t why_len)
+{
+    shoal_topo_place_t a = {.pe = pe_a, .node = 0, .gpu = gpu_a}, b = {.pe = pe_b, .node = 0, .gpu = gpu_b};
+
+    if (shoal_topo_choose(topo, &o->policy, &a, &b, tp_p, why, why_len) < 0)
+        return tool_fail("%s", shoal_topo_last_error());
+    return 0;
+}
+
+static int tool_text_transports(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const tool_place_t *pl,
+                                int *fallbacks_p)
+{
+    char why[512];
+
+    *fallbacks_p = 0;
+    fprintf(out, "\nTransports (%d %s on one node, %s; SHOAL_P2P_LEVEL=%s):\n", pl->n_pes,
+            tool_plural(pl->n_pes, "PE", "PEs"), pl->explicit_placement ? "as placed" : "one per GPU",
+            shoal_path_name(o->policy.p2p_level));
+    if (pl->n_pes < 2) {
+        fprintf(out, "  %s\n", pl->n_pes ? "a single PE: only self" :
+                                   "no GPU: PEs would use host heaps; place some with --pes N");
+        return 0;
+    }
+    for (int a = 0; a < pl->n_pes; a++)
+        for (int b = a + 1; b < pl->n_pes; b++) {
+            shoal_transport_id_t tp;
+            char ga[16], gb[16];
+            if (tool_choose(topo, o, a, pl->gpu_of[a], b, pl->gpu_of[b], &tp, why, sizeof(why))) return 1;
+            snprintf(ga, sizeof(ga), pl->gpu_of[a] >= 0 ? "GPU%d" : "host", pl->gpu_of[a]);
+            snprintf(gb, sizeof(gb), pl->gpu_of[b] >= 0 ? "GPU%d" : "host", pl->gpu_of[b]);
+            fprintf(out, "  PE %d (%s) <-> PE %d (%s)  %-9s %s\n", a, ga, b, gb, shoal_transport_name(tp), why);
+            if (pl->gpu_of[a] >= 0 && pl->gpu_of[b] >= 0 &&
+                (tp == SHOAL_TRANSPORT_STAGED || tp == SHOAL_TRANSPORT_MPI_RMA))
+                (*fallbacks_p)++;
+        }
+    return 0;
+}
+
+static int tool_text_warnings(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const tool_place_t *pl)
+{
+    char bind[256], why[512];
+    int n_gpus = shoal_topo_n_gpus(topo), warned = 0, bind_rc;
+
+    fprintf(out, "\nWarnings:\n");
+    bind_rc = shoal_topo_cpubind(topo, bind, sizeof(bind));
+    for (int g = 0; g < n_gpus && bind_rc == SHOAL_SUCCESS; g++) {
+        shoal_topo_gpu_t gpu;
+        int near = shoal_topo_gpu_near_binding(topo, g);
+        if (near != 0) continue;
+        shoal_topo_gpu(topo, g, &gpu);
+        fprintf(out, "  GPU%d: its CPUs (%s, NUMA node %d) are outside this process's binding (%s); bind each PE near its GPU\n",
+                g, gpu.cpuset, gpu.numa_node, bind);
+        warned++;
+    }
+    for (int a = 0; a < pl->n_pes; a++)
+        for (int b = a + 1; b < pl->n_pes; b++) {
+            shoal_transport_id_t tp;
+            if (pl->gpu_of[a] < 0 || pl->gpu_of[b] < 0) continue;
+            if (tool_choose(topo, o, a, pl->gpu_of[a], b, pl->gpu_of[b], &tp, why, sizeof(why))) return 1;
+            if (tp != SHOAL_TRANSPORT_STAGED && tp != SHOAL_TRANSPORT_MPI_RMA) continue;
+            fprintf(out, "  PE %d <-> PE %d (GPUs %d-%d) fall back to %s: every transfer goes through host memory\n", a, b,
+                    pl->gpu_of[a], pl->gpu_of[b], shoal_transport_name(tp));
+            warned++;
+        }
+    if (!warned) fprintf(out, "  none\n");
+    if (bind_rc == SHOAL_ERR_UNSUPPORTED) fprintf(out, "  (CPU binding not checked: the topology comes from a file)\n");
+    return 0;
+}
+
+static int tool_text(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const tool_place_t *pl)
+{
+    int n_gpus = shoal_topo_n_gpus(topo), n_nics = shoal_topo_n_nics(topo), fallbacks;
+    int pk = shoal_topo_n_packages(topo), nn = shoal_topo_n_numa(topo), cores = shoal_topo_n_cores(topo);
+
+    fprintf(out, "%d %s, %d NUMA %s, %d %s, %d %s, %d %s (NVLink information: %s)\n", pk, tool_plural(pk, "package", "packages"),
+            nn, tool_plural(nn, "node", "nodes"), cores, tool_plural(cores, "core", "cores"), n_gpus,
+            tool_plural(n_gpus, "GPU", "GPUs"), n_nics, tool_plural(n_nics, "NIC", "NICs"), shoal_topo_nvlink_source(topo));
+    if (n_gpus > 0) {
+        fputc('\n', out);
+        tool_text_matrix(out, topo);
+        tool_text_gpus(out, topo);
+    }
+    if (tool_text_transports(out, topo, o, pl, &fallbacks)) return 1;
+    return tool_text_warnings(out, topo, o, pl);
+}
+
+static int tool_json_pair(FILE *out, shoal_topo_t topo, const tool_opts_t *o, int pe_a, int ga, int pe_b, int gb,
+                          int pe_pair)
+{
+    shoal_transport_id_t tp;
+    char why[512];
+    shoal_path_t path = SHOAL_PATH_COUNT;
+    int links = 0;
+
+    if (tool_choose(topo, o, pe_a, ga, pe_b, gb, &tp, why, sizeof(why))) return 1;
+    if (ga >= 0 && gb >= 0) shoal_topo_gpu_path(topo, ga, gb, &path, &links);
+    if (pe_pair) fprintf(out, "{\"a\": %d, \"b\": %d, \"gpu_a\": %d, \"gpu_b\": %d, ", pe_a, pe_b, ga, gb);
+    else fprintf(out, "{\"a\": %d, \"b\": %d, ", ga, gb);
+    fprintf(out, "\"path\": ");
+    if (path == SHOAL_PATH_COUNT) fprintf(out, "null");
+    else tool_json_str(out, shoal_path_name(path));
+    fprintf(out, ", \"nvlinks\": %d, \"transport\": ", links);
+    tool_json_str(out, shoal_transport_name(tp));
+    fprintf(out, ", \"why\": ");
+    tool_json_str(out, why);
+    fprintf(out, "}");
+    return 0;
+}
+
+static int tool_json(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const tool_place_t *pl)
+{
+    int n = shoal_topo_n_gpus(topo), first = 1;
+
+    fprintf(out, "{\n  \"version\": 1,\n");
+    fprintf(out, "  \"machine\": {\"packages\": %d, \"numa_nodes\": %d, \"cores\": %d, \"nics\": %d},\n",
+            shoal_topo_n_packages(topo), shoal_topo_n_numa(topo), shoal_topo_n_cores(topo), shoal_topo_n_nics(topo));
+    fprintf(out, "  \"gpus\": [");
+    for (int i = 0; i < n; i++) {
+        shoal_topo_gpu_t g;
+        shoal_topo_gpu(topo, i, &g);
+        fprintf(out, "%s\n    {\"index\": %d, \"pci_bus_id\": ", i ? "," : "", g.index);
+        tool_json_str(out, g.pci_bus_id);
+        fprintf(out, ", \"name\": ");
+        tool_json_str(out, g.name);
+        fprintf(out, ", \"numa_node\": %d, \"cpuset\": ", g.numa_node);
+        tool_json_str(out, g.cpuset);
+        fprintf(out, ", \"nic\": %d}", g.nic);
+    }
+    fprintf(out, "%s],\n  \"pairs\": [", n ? "\n  " : "");
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            fprintf(out, "%s\n    ", first ? "" : ",");
+            first = 0;
+            if (tool_json_pair(out, topo, o, a, a, b, b, 0)) return 1;
+        }
+    fprintf(out, "%s]", first ? "" : "\n  ");
+    if (pl->explicit_placement) {
+        first = 1;
+        fprintf(out, ",\n  \"pes\": [");
+        for (int pe = 0; pe < pl->n_pes; pe++)
+            fprintf(out, "%s{\"pe\": %d, \"gpu\": %d}", pe ? ", " : "", pe, pl->gpu_of[pe]);
+        fprintf(out, "],\n  \"pe_pairs\": [");
+        for (int a = 0; a < pl->n_pes; a++)
+            for (int b = a + 1; b < pl->n_pes; b++) {
+                fprintf(out, "%s\n    ", first ? "" : ",");
+                first = 0;
+                if (tool_json_pair(out, topo, o, a, pl->gpu_of[a], b, pl->gpu_of[b], 1)) return 1;
+            }
+        fprintf(out, "%s]", first ? "" : "\n  ");
+    }
+    fprintf(out, "\n}\n");
+    return 0;
+}
+
+static int tool_model(const tool_opts_t *o)
+{
+    shoal_topo_t topo = NULL;
+    tool_place_t pl;
+    int rc;
+
+    if (shoal_topo_load(o->input, &topo) < 0) return tool_fail("%s", shoal_topo_last_error());
+    if ((rc = tool_place(topo, o, &pl)) != 0) goto out_topo;
+    if (o->export_path && shoal_topo_export_xml(topo, o->export_path) < 0) {
+        rc = tool_fail("%s", shoal_topo_last_error());
+        goto out_place;
+    }
+    rc = o->json ? tool_json(stdout, topo, o, &pl) : tool_text(stdout, topo, o, &pl);
+    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) rc = tool_fail("cannot write the output: %s", strerror(errno));
+out_place:
+    free(pl.gpu_of);
+out_topo:
+    shoal_topo_destroy(topo);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- MPI mode */
+
+/* Every rank asks its instance which transport it uses towards every PE;
+ * rank 0 gathers the rows and prints the matrix. */
+static int tool_mpi(const tool_opts_t *o)
+{
+    shoal_t sh = NULL;
+    int rank = 0, n = 0, me, rc = 0, *row = NULL, *all = NULL, *nodes = NULL, node;
+
+    if (MPI_Init(NULL, NULL) != MPI_SUCCESS) return tool_fail("MPI_Init failed");
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (shoal_init(MPI_COMM_WORLD, NULL, &sh) != SHOAL_SUCCESS) {
+        tool_fail("rank %d: shoal_init: %s", rank, shoal_last_error(NULL));
+        MPI_Abort(MPI_COMM_WORLD, 1); /* the other ranks may wait in a collective */
+        return 1;
+    }
+    n = shoal_n_pes(sh);
+    me = shoal_my_pe(sh);
+    node = shoal_pe_node(sh, me);
+    row = calloc((size_t)n, sizeof(int));
+    if (rank == 0) {
+        all = calloc((size_t)n * (size_t)n, sizeof(int));
+        nodes = calloc((size_t)n, sizeof(int));
+    }
+    if (!row || (rank == 0 && (!all || !nodes))) {
+        tool_fail("rank %d: out of memory", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1;
+    }
+    for (int pe = 0; pe < n; pe++) {
+        const char *name = NULL;
+        shoal_transport_id_t tp;
+        row[pe] = -1;
+        if (shoal_pe_transport(sh, pe, &name) == SHOAL_SUCCESS && name && shoal_transport_parse(name, &tp) == SHOAL_SUCCESS)
+            row[pe] = (int)tp;
+    }
+    /* Rows are in rank order of MPI_COMM_WORLD, which the instance's PEs follow. */
+    MPI_Gather(row, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&node, 1, MPI_INT, nodes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+    if (rank == 0) {
+        const char *heap = shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? "GPU" : "host";
+        if (o->json) {
+            printf("{\n  \"version\": 1,\n  \"mpi\": {\"pes\": %d, \"heap\": \"%s\", \"nodes\": [", n, heap);
+            for (int pe = 0; pe < n; pe++) printf("%s%d", pe ? ", " : "", nodes[pe]);
+            printf("],\n    \"transports\": [");
+            for (int a = 0; a < n; a++) {
+                printf("%s\n      [", a ? "," : "");
+                for (int b = 0; b < n; b++)
+                    printf("%s\"%s\"", b ? ", " : "", all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
+                printf("]");
+            }
+            printf("\n    ]}\n}\n");
+        } else {
+            printf("%d %s, heap on the %s\nTransport chosen from each PE (row) to each PE (column):\n%-10s", n,
+                   tool_plural(n, "PE", "PEs"), heap, "PE (node)");
+            for (int b = 0; b < n; b++) printf("%-10d", b);
+            printf("\n");
+            for (int a = 0; a < n; a++) {
+                char label[32];
+                snprintf(label, sizeof(label), "%d (%d)", a, nodes[a]);
+                printf("%-10s", label);
+                for (int b = 0; b < n; b++)
+                    printf("%-10s", all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
+                printf("\n");
+            }
+        }
+        fflush(stdout);
+    }
+    if (shoal_finalize(sh) != SHOAL_SUCCESS) rc = tool_fail("rank %d: shoal_finalize: %s", rank, shoal_last_error(NULL));
+    free(row);
+    free(all);
+    free(nodes);
+    MPI_Finalize();
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    tool_opts_t o;
+    int rc = tool_parse(argc, argv, &o);
+
+    if (rc == 0) rc = o.mpi ? tool_mpi(&o) : tool_model(&o);
+    free(o.map);
+    return rc == 2 ? 0 : rc;
+}
