@@ -83,6 +83,7 @@ int main(int argc, char **argv)
     CHECK_NONNULL(heap, sh);
     MPI_Barrier(MPI_COMM_WORLD);
     check_no_stray_message("after shoal_init and shoal_malloc");
+    MPI_Barrier(MPI_COMM_WORLD); /* nobody sends the loop's first message before every rank looked */
 
     for (int it = 0; it < ITERS; it++) {
         int msg[2] = {it, wrank}, in[2] = {-1, -1}, src[N], got[N];

@@ -9,6 +9,9 @@
  * A user of the public library: it includes shoal.h and shoal_topo.h only.
  * Exit status 0 on success, 1 on any error (one line on stderr).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strtok_r, strcasecmp under -std=c11 */
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>

@@ -28,6 +28,10 @@ Fixtures land in tests/fixtures/topology/:
   bad/gpu-no-pci.xml     an NVLinkBandwidth matrix naming a GPU OS device
                          that has no PCI device above it
 
+Not written here: h200x2-nvml-export.xml is what `shoal-topo --export` wrote
+on the H200 machine itself (2026-11-29), the matrix coming from shoal's own
+NVML probe; the tests check it gives the same answers as h200x2-nv18.xml.
+
 Values follow hwloc's NVML backend: 25000 MB/s per NVLink (versions 2-4),
 summed per pair of objects, 1000000 on the diagonal.
 

@@ -97,6 +97,16 @@ static void test_h200(void)
     CHECK_EQ_STR(shoal_topo_nvlink_source(t), "hwloc");
     shoal_topo_destroy(t);
 
+    /* What shoal-topo --export wrote on that machine after asking NVML
+     * (links there end on NVSwitches the VM cannot see): the same answers. */
+    t = load("h200x2-nvml-export.xml");
+    expect_counts(t, 1, 1, 32, 2, 1);
+    expect_gpu(t, 0, "0000:00:06.0", "", 0, "0-31", 0);
+    expect_gpu(t, 1, "0000:00:07.0", "", 0, "0-31", 0);
+    expect_pair(t, 0, 1, NVL, 18, 0);
+    CHECK_EQ_STR(shoal_topo_nvlink_source(t), "hwloc");
+    shoal_topo_destroy(t);
+
     /* Without the matrix: both GPUs hang off one host bridge. */
     t = load("h200x2-pcie.xml");
     expect_counts(t, 1, 1, 32, 2, 1);

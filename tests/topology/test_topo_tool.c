@@ -502,8 +502,8 @@ static void compare_or_regen(const char *got, const char *expected_name, const c
     free(want);
 }
 
-static const char *const MACHINES[] = {"h200x2-nv18", "h200x2-pcie", "nvswitch-8gpu", "pcie-8gpu",
-                                       "nvlink-pairs-4gpu", "cpu-2socket", NULL};
+static const char *const MACHINES[] = {"h200x2-nv18", "h200x2-nvml-export", "h200x2-pcie", "nvswitch-8gpu",
+                                       "pcie-8gpu", "nvlink-pairs-4gpu", "cpu-2socket", NULL};
 
 static void test_fixtures(void)
 {
@@ -525,6 +525,15 @@ static void test_fixtures(void)
         CHECK_CONTAINS(r.out, "Transports");
         compare_or_regen(r.out, txt, "text output");
         run_free(&r);
+    }
+
+    /* The generated H200 fixture says what the NVML probe found there. */
+    {
+        run_t a = RUN("--input", fixture("h200x2-nv18.xml"), "--json");
+        run_t b = RUN("--input", fixture("h200x2-nvml-export.xml"), "--json");
+        CHECK_EQ_STR(a.out, b.out);
+        run_free(&a);
+        run_free(&b);
     }
 }
 
