@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "shoal.h"
+#include "shoal_device_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +17,12 @@ extern "C" {
 
 /* The CUDA device this PE's instance uses (-1 for a host heap). */
 SHOAL_EXPORT int shoal_cuda_device(shoal_t sh);
+
+/* Fill *dev for kernels (shoal_device.cuh). GPU heap only. The tables it
+ * points to live as long as the instance. */
+SHOAL_EXPORT int shoal_device_get(shoal_t sh, shoal_device_t *dev_p);
+/* 1 if kernels of this PE can load/store pe's heap (cuda_ipc or self), else 0. */
+SHOAL_EXPORT int shoal_device_reachable(shoal_t sh, int pe);
 
 /* Enqueue a copy to/from pe's heap on stream. Over cuda_ipc (and self) the
  * copy runs on the copy engine in stream order and returns at once; towards

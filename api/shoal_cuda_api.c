@@ -16,6 +16,21 @@ int shoal_cuda_device(shoal_t sh)
     return sh->gpu != NULL && sh->heap_kind == SHOAL_HEAP_GPU ? sh->gpu->device : -1;
 }
 
+int shoal_device_get(shoal_t sh, shoal_device_t *dev_p)
+{
+    SHOAL__ENTER(sh, "shoal_device_get");
+    if (dev_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_device_get", "dev_p is NULL");
+    return shoal__device_get(sh, dev_p);
+}
+
+int shoal_device_reachable(shoal_t sh, int pe)
+{
+    SHOAL__ENTER(sh, "shoal_device_reachable");
+    if ((unsigned)pe >= (unsigned)sh->n_pes)
+        return shoal__error(sh, SHOAL_ERR_PE, "shoal_device_reachable", "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    return sh->heap_kind == SHOAL_HEAP_GPU && sh->peer_base[pe] != NULL;
+}
+
 int shoal_put_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe, cudaStream_t stream)
 {
     SHOAL__ENTER(sh, "shoal_put_on_stream");

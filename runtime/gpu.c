@@ -259,6 +259,8 @@ void shoal__heap_gpu_destroy(shoal_t sh)
         MPI_Win_unlock_all(g->info_win);
         MPI_Win_free(&g->info_win);
     }
+    if (g->dev_peer_base != NULL) cudaFree(g->dev_peer_base);
+    if (g->dev_peer_ctrl != NULL) cudaFree(g->dev_peer_ctrl);
     if (g->raw != NULL) cudaFree(g->raw);
     cudaGetLastError();
     sh->heap_base = NULL;
@@ -266,6 +268,33 @@ void shoal__heap_gpu_destroy(shoal_t sh)
     free(g->peer_ctrl);
     free(g);
     sh->gpu = NULL;
+}
+
+/* The peer tables kernels read, copied to the device once. */
+int shoal__device_get(shoal_t sh, shoal_device_t *dev_p)
+{
+    static const char *call = "shoal_device_get";
+    struct shoal_gpu *g = sh->gpu;
+    size_t bytes = sizeof(char *) * (size_t)sh->n_pes;
+    int rc = SHOAL_SUCCESS;
+
+    if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL)
+        return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "the heap is on the host: kernels need a GPU heap");
+    if (g->dev_peer_base == NULL) {
+        SHOAL__CUDA_CHECK(sh, call, cudaMalloc((void **)&g->dev_peer_base, bytes));
+        SHOAL__CUDA_CHECK(sh, call, cudaMalloc((void **)&g->dev_peer_ctrl, bytes));
+        SHOAL__CUDA_CHECK(sh, call, cudaMemcpy(g->dev_peer_base, sh->peer_base, bytes, cudaMemcpyHostToDevice));
+        SHOAL__CUDA_CHECK(sh, call, cudaMemcpy(g->dev_peer_ctrl, g->peer_ctrl, bytes, cudaMemcpyHostToDevice));
+    }
+    dev_p->my_pe = sh->my_pe;
+    dev_p->n_pes = sh->n_pes;
+    dev_p->heap_base = sh->heap_base;
+    dev_p->heap_size = sh->heap_size;
+    dev_p->peer_base = g->dev_peer_base;
+    dev_p->peer_ctrl = g->dev_peer_ctrl;
+    dev_p->ctrl = (unsigned int *)g->ctrl;
+out:
+    return rc;
 }
 
 int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n)

@@ -6,12 +6,14 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "shoal_device_types.h"
 #include "shoal_internal.h"
 
 /* Bytes behind each PE's heap for its control words: stream-barrier flags,
- * one 32-bit word per PE (so at most this / 4 PEs use the GPU barrier). */
+ * laid out as shoal_device_types.h says. */
 #define SHOAL__GPU_CTRL_BYTES ((size_t)64 << 10)
-#define SHOAL__GPU_MAX_FLAG_PES ((int)(SHOAL__GPU_CTRL_BYTES / sizeof(uint32_t)))
+_Static_assert((SHOAL_DEVICE_BARRIER_GEN + 1) * 4 <= (64 << 10), "control area too small");
+#define SHOAL__GPU_MAX_FLAG_PES SHOAL_DEVICE_MAX_PES
 
 struct shoal_gpu {
     int device;          /* CUDA ordinal in this process */
@@ -24,6 +26,8 @@ struct shoal_gpu {
     void *raw;           /* my cudaMalloc'd allocation (heap_base is aligned inside) */
     uint32_t stream_gen; /* generation of the last stream barrier */
     MPI_Win info_win;    /* every PE's IPC handle, bus id and heap size */
+    char **dev_peer_base;        /* device copy of peer_base, for kernels (lazy) */
+    unsigned int **dev_peer_ctrl; /* device copy of peer_ctrl */
 
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
@@ -35,6 +39,7 @@ SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put
                                        size_t n, int pe, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
+SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
 SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
 
 #endif /* SHOAL_GPU_H */
