@@ -233,11 +233,14 @@ int shoal__heap_gpu_create(shoal_t sh)
     SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, g->info_win));
     SHOAL__MPI_CHECK(sh, call, MPI_Win_sync(g->info_win));
     SHOAL__MPI_CHECK(sh, call, MPI_Barrier(sh->comm));
+    /* Flushed one target at a time: MPICH 4.0's flush_all was seen to return
+     * before a get from a shared-memory target had landed. */
     for (int r = 0; r < sh->node_size; r++)
-        if (sh->node_pes[r] != sh->my_pe)
+        if (sh->node_pes[r] != sh->my_pe) {
             SHOAL__MPI_CHECK(sh, call, MPI_Get(&peers[r], sizeof(*peers), MPI_BYTE, sh->node_pes[r], 0, sizeof(*peers),
                                                MPI_BYTE, g->info_win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush_all(g->info_win));
+            SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(sh->node_pes[r], g->info_win));
+        }
     for (int r = 0; r < sh->node_size; r++)
         if (sh->node_pes[r] != sh->my_pe) SHOAL__CHECK(shoal__gpu_open_peer(sh, sh->node_pes[r], &peers[r]));
 out:
