@@ -137,7 +137,7 @@ out:
     return rc;
 }
 
-/* What each PE publishes in the info window. */
+/* What each PE publishes to its node at init. */
 typedef struct shoal__gpu_info {
     cudaIpcMemHandle_t handle; /* of the heap allocation (heap + control area) */
     char bus_id[32];           /* its GPU's PCI bus id */
@@ -187,12 +187,11 @@ int shoal__heap_gpu_create(shoal_t sh)
 {
     static const char *call = "shoal_init";
     struct shoal_gpu *g = sh->gpu;
-    shoal__gpu_info_t *mine = NULL, *peers = NULL;
+    shoal__gpu_info_t info, *peers = NULL;
     void *base = NULL;
     int rc = SHOAL_SUCCESS;
     cudaError_t err;
 
-    g->info_win = MPI_WIN_NULL;
     g->peer_ctrl = calloc((size_t)sh->n_pes, sizeof(char *));
     g->opened = calloc((size_t)sh->n_pes, sizeof(void *));
     peers = calloc((size_t)sh->node_size, sizeof(*peers));
@@ -221,26 +220,15 @@ int shoal__heap_gpu_create(shoal_t sh)
     SHOAL__CUDA_CHECK(sh, call, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
     SHOAL__CUDA_CHECK(sh, call, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
 
-    /* Publish handle, bus id and size in the info window; read node peers'. */
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_allocate(sizeof(shoal__gpu_info_t), 1, MPI_INFO_NULL, sh->comm, &mine, &g->info_win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(g->info_win, MPI_ERRORS_RETURN));
-    memset(mine, 0, sizeof(*mine));
-    SHOAL__CUDA_CHECK(sh, call, cudaIpcGetMemHandle(&mine->handle, base));
-    memcpy(mine->bus_id, g->bus_id, sizeof(mine->bus_id));
-    mine->heap_size = sh->heap_size;
-    mine->delta = (uint64_t)(sh->heap_base - (char *)base);
-    mine->device = g->device;
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, g->info_win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_sync(g->info_win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Barrier(sh->comm));
-    /* Flushed one target at a time: MPICH 4.0's flush_all was seen to return
-     * before a get from a shared-memory target had landed. */
-    for (int r = 0; r < sh->node_size; r++)
-        if (sh->node_pes[r] != sh->my_pe) {
-            SHOAL__MPI_CHECK(sh, call, MPI_Get(&peers[r], sizeof(*peers), MPI_BYTE, sh->node_pes[r], 0, sizeof(*peers),
-                                               MPI_BYTE, g->info_win));
-            SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(sh->node_pes[r], g->info_win));
-        }
+    /* Publish handle, bus id and size to the node. (An allgather: reads of
+     * an MPI window were seen to return stale bytes with MPICH 4.0 here.) */
+    memset(&info, 0, sizeof(info));
+    SHOAL__CUDA_CHECK(sh, call, cudaIpcGetMemHandle(&info.handle, base));
+    memcpy(info.bus_id, g->bus_id, sizeof(info.bus_id));
+    info.heap_size = sh->heap_size;
+    info.delta = (uint64_t)(sh->heap_base - (char *)base);
+    info.device = g->device;
+    SHOAL__MPI_CHECK(sh, call, MPI_Allgather(&info, sizeof(info), MPI_BYTE, peers, sizeof(info), MPI_BYTE, sh->node_comm));
     for (int r = 0; r < sh->node_size; r++)
         if (sh->node_pes[r] != sh->my_pe) SHOAL__CHECK(shoal__gpu_open_peer(sh, sh->node_pes[r], &peers[r]));
 out:
@@ -258,10 +246,6 @@ void shoal__heap_gpu_destroy(shoal_t sh)
     }
     for (int pe = 0; g->opened != NULL && pe < sh->n_pes; pe++)
         if (g->opened[pe] != NULL) cudaIpcCloseMemHandle(g->opened[pe]);
-    if (!sh->broken && g->info_win != MPI_WIN_NULL) {
-        MPI_Win_unlock_all(g->info_win);
-        MPI_Win_free(&g->info_win);
-    }
     if (g->dev_peer_base != NULL) cudaFree(g->dev_peer_base);
     if (g->dev_peer_ctrl != NULL) cudaFree(g->dev_peer_ctrl);
     if (g->raw != NULL) cudaFree(g->raw);

@@ -92,6 +92,18 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
     SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));
     /* Flag word i of PE p's control area: the last generation PE i reached. */
     gen = ++g->stream_gen;
+    if (sh->n_pes == 2) {
+        /* One write and one wait: two plain stream memory operations cost
+         * less than a batch of two. */
+        int peer = 1 - sh->my_pe;
+        cr = g->write_value32(stream, (CUdeviceptr)(g->peer_ctrl[peer] + sizeof(uint32_t) * (size_t)sh->my_pe), gen,
+                              CU_STREAM_WRITE_VALUE_DEFAULT);
+        if (cr == CUDA_SUCCESS)
+            cr = g->wait_value32(stream, (CUdeviceptr)(g->ctrl + sizeof(uint32_t) * (size_t)peer), gen,
+                                 CU_STREAM_WAIT_VALUE_GEQ);
+        if (cr != CUDA_SUCCESS) goto driver_fail;
+        return SHOAL_SUCCESS;
+    }
     for (int pe = 0; pe < sh->n_pes; pe++) {
         CUstreamBatchMemOpParams *op;
         if (pe == sh->my_pe) continue;

@@ -25,7 +25,6 @@ struct shoal_gpu {
     void **opened;       /* per PE: what cudaIpcOpenMemHandle returned, or NULL */
     void *raw;           /* my cudaMalloc'd allocation (heap_base is aligned inside) */
     uint32_t stream_gen; /* generation of the last stream barrier */
-    MPI_Win info_win;    /* every PE's IPC handle, bus id and heap size */
     char **dev_peer_base;        /* device copy of peer_base, for kernels (lazy) */
     unsigned int **dev_peer_ctrl; /* device copy of peer_ctrl */
 

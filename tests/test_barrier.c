@@ -1,9 +1,9 @@
 /*
  * Barrier visibility, over many rounds: every PE puts the round's data into
- * its right neighbour (put, put_nbi without quiet, element-wise p; now and
- * then 64 KiB; now and then after a late PE sleeps), then shoal_barrier_all
- * (or shoal_quiet + shoal_sync_all), and checks that its own heap holds its
- * left neighbour's data of this very round.
+ * its right neighbour (put, put_nbi without quiet, element-wise p; every 5th
+ * round also 512 KiB with put_nbi; now and then after a late PE sleeps), then
+ * shoal_barrier_all (or shoal_quiet + shoal_sync_all), and checks that its own
+ * heap holds its left neighbour's data of this very round.
  *
  * Then shoal_fence: put A, fence, put a flag; after a barrier both are there,
  * and where the neighbour is reached through shared memory the receiver polls
@@ -24,7 +24,7 @@
 #include "common/check.h"
 #include "shoal.h"
 
-enum { SMALL_N = 32, BIG = 64 * 1024, FENCE_N = 1024 };
+enum { SMALL_N = 32, BIG = 512 * 1024, FENCE_N = 1024 };
 
 static shoal_t sh;
 static int me, npes, right, left;
@@ -58,7 +58,7 @@ static void test_rounds(int rounds)
         /* Double buffering: my left neighbour's round r+1 puts land in the
          * other slot while I check this one; its round r+2 puts wait for
          * barrier r+1, which I reach only after checking. */
-        int slot = r % 2, kind = r % 3, with_big = r % 10 == 0, late = r % 37 == 5;
+        int slot = r % 2, kind = r % 3, with_big = r % 5 == 0, late = r % 37 == 5;
         int use_sync = r % 4 == 3;
         int *dst = small + slot * SMALL_N;
 
@@ -98,7 +98,7 @@ static void test_rounds(int rounds)
             test_heap_read(sh, got_big, big + slot * BIG, BIG);
             test_pattern(expect_big, 0, BIG, (uint64_t)r, (uint64_t)left, 7);
             long long diff = check_first_diff(got_big, expect_big, BIG);
-            CHECK_MSG(diff < 0, "round %d: 64 KiB put_nbi from pe %d not complete after %s: first "
+            CHECK_MSG(diff < 0, "round %d: 512 KiB put_nbi from pe %d not complete after %s: first "
                       "difference at byte %lld", r, left,
                       use_sync ? "quiet+sync_all" : "barrier_all", diff);
         }
