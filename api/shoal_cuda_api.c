@@ -69,6 +69,11 @@ int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
         if (nelems > SIZE_MAX / sizeof(T))                                               \
             return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get_on_stream", "%zu elements overflow", nelems); \
         return shoal__rma_on_stream(sh, "shoal_" #N "_get_on_stream", false, dest, src, nelems * sizeof(T), pe, stream); \
+    }                                                                                    \
+    int shoal_##N##_p_on_stream(shoal_t sh, T *dest, T value, int pe, cudaStream_t stream) \
+    {                                                                                    \
+        SHOAL__ENTER(sh, "shoal_" #N "_p_on_stream");                                    \
+        return shoal__p_on_stream(sh, "shoal_" #N "_p_on_stream", dest, &value, sizeof(T), pe, stream); \
     }
 SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DEF)
 #undef SHOAL__TYPED_STREAM_DEF

@@ -158,6 +158,14 @@ int main(int argc, char **argv)
                 ts = best(ts, (MPI_Wtime() - t0) / iters);
             }
             row("put on stream, 8 B, pipelined", ts * 1e6, tr * 1e6, "us", "raw cudaMemcpyAsync");
+            double tp = 1e9;
+            for (int r = 0; r < reps; r++) {
+                double t0 = MPI_Wtime();
+                for (int i = 0; i < iters; i++) SH_OK(sh, shoal_uint64_p_on_stream(sh, (uint64_t *)dst, (uint64_t)i, 1, st));
+                CUDA_OK(cudaStreamSynchronize(st));
+                tp = best(tp, (MPI_Wtime() - t0) / iters);
+            }
+            row("p on stream (uint64), pipelined", tp * 1e6, tr * 1e6, "us", "raw cudaMemcpyAsync 8 B");
         }
         /* Blocking put and get of 8 B. */
         {

@@ -79,6 +79,7 @@ static int shoal__gpu_entry_points(shoal_t sh, struct shoal_gpu *g)
         {"cuCtxGetCurrent", offsetof(struct shoal_gpu, ctx_get_current)},
         {"cuStreamWriteValue32", offsetof(struct shoal_gpu, write_value32)},
         {"cuStreamWaitValue32", offsetof(struct shoal_gpu, wait_value32)},
+        {"cuStreamWriteValue64", offsetof(struct shoal_gpu, write_value64)},
         {"cuStreamBatchMemOp", offsetof(struct shoal_gpu, batch_mem_op)},
     };
     for (size_t i = 0; i < sizeof(eps) / sizeof(eps[0]); i++) {

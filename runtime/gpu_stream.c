@@ -46,6 +46,43 @@ out:
     return rc;
 }
 
+/* A 4- or 8-byte value travels in the stream operation itself: no copy
+ * engine, no source buffer to keep alive. Other sizes wait for the stream
+ * and put at once. */
+int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
+                       cudaStream_t stream)
+{
+    struct shoal_gpu *g = sh->gpu;
+    int rc = SHOAL_SUCCESS;
+    CUresult cr;
+    char *peer;
+
+    if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
+        return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    if (SHOAL__UNLIKELY(sh->heap_kind != SHOAL_HEAP_GPU || sh->peer_base[pe] == NULL || (n != 4 && n != 8) ||
+                        ((uintptr_t)dest % n) != 0)) {
+        SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(stream));
+        return shoal__rma(sh, call, true, dest, value, n, pe, 0);
+    }
+    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, dest, n)))
+        return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
+                            "destination %p is not inside the symmetric heap (target PE %d)", dest, pe);
+    peer = sh->peer_base[pe] + ((const char *)dest - sh->heap_base);
+    if (n == 8) {
+        uint64_t v;
+        memcpy(&v, value, 8);
+        cr = g->write_value64(stream, (CUdeviceptr)peer, v, CU_STREAM_WRITE_VALUE_DEFAULT);
+    } else {
+        uint32_t v;
+        memcpy(&v, value, 4);
+        cr = g->write_value32(stream, (CUdeviceptr)peer, v, CU_STREAM_WRITE_VALUE_DEFAULT);
+    }
+    if (cr != CUDA_SUCCESS)
+        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cuStreamWriteValue failed with CUresult %d", (int)cr);
+out:
+    return rc;
+}
+
 int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream)
 {
     static const char *call = "shoal_quiet_on_stream";

@@ -31,11 +31,15 @@ struct shoal_gpu {
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
     CUresult (*wait_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+    CUresult (*write_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
     CUresult (*batch_mem_op)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
 };
 
 SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,
                                        size_t n, int pe, cudaStream_t stream);
+/* A 4- or 8-byte value stored into pe's heap in stream order. */
+SHOAL__HIDDEN int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
+                                     cudaStream_t stream);
 SHOAL__HIDDEN int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);

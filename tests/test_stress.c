@@ -6,7 +6,7 @@
  * did, keeps a shadow copy of its region, and after each barrier compares
  * every byte of the region with it.
  *
- * Usage: test_stress [rounds [seed]]   (default 200 rounds, seed 20240601)
+ * Usage: test_stress [rounds [seed]]   (default 500 rounds, seed 20240601)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     double t0;
 
     MPI_Init(&argc, &argv);
-    rounds = argc > 1 ? atoi(argv[1]) : 200;
+    rounds = argc > 1 ? atoi(argv[1]) : 500;
     seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 20240601u;
     test_config(&cfg, 4u << 20);
     CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);

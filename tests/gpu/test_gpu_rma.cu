@@ -188,6 +188,31 @@ int main(int argc, char **argv)
         CUDA_OK(cudaMemcpy(h, back, sizeof(h), cudaMemcpyDeviceToHost));
         for (int i = 0; i < 1024; i++) CHECK_EQ_INT(h[i], 100 * me + i);
     }
+    /* p on a stream: 4- and 8-byte values travel in stream operations, a
+     * 16-byte long double falls back; all land in order before the barrier. */
+    double *dv = (double *)shoal_malloc(sh, 4 * sizeof(double));
+    CHECK(dv != NULL);
+    for (int i = 0; i < 100; i++) {
+        SH_OK(sh, shoal_double_p_on_stream(sh, &dv[0], 0.5 * i + me, right, st));
+        SH_OK(sh, shoal_int_p_on_stream(sh, (int *)&dv[1], 3 * i + me, right, st));
+        SH_OK(sh, shoal_longdouble_p_on_stream(sh, (long double *)&dv[2], (long double)i + me, right, st));
+    }
+    SH_OK(sh, shoal_barrier_all_on_stream(sh, st));
+    CUDA_OK(cudaStreamSynchronize(st));
+    {
+        double hv[4];
+        int iv;
+        long double lv;
+        CUDA_OK(cudaMemcpy(hv, dv, sizeof(hv), cudaMemcpyDeviceToHost));
+        memcpy(&iv, &hv[1], sizeof(iv));
+        memcpy(&lv, &hv[2], sizeof(lv));
+        CHECK(hv[0] == 0.5 * 99 + left);
+        CHECK_EQ_INT(iv, 3 * 99 + left);
+        CHECK(lv == (long double)99 + left);
+    }
+    SH_OK(sh, shoal_barrier_all(sh));
+    SH_OK(sh, shoal_free(sh, dv));
+
     /* bad input on the stream API */
     CHECK_EQ_INT(shoal_put_on_stream(sh, hdst, dsrc, 8, right, st), SHOAL_ERR_OUT_OF_BOUNDS);
     CHECK_EQ_INT(shoal_put_on_stream(sh, buf, dsrc, 8, npes, st), SHOAL_ERR_PE);
