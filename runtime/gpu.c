@@ -171,6 +171,24 @@ static int shoal__gpu_open_peer(shoal_t sh, int pe, const shoal__gpu_info_t *inf
             return SHOAL_SUCCESS;
         }
     }
+    if (sh->p2p_level < SHOAL_PATH_SYS) {
+        /* The topology model decides whether the path is good enough. */
+        shoal_path_t path = SHOAL_PATH_SYS;
+        int a, b, links = 0;
+        if (g->topo == NULL && shoal_topo_load(NULL, &g->topo) != SHOAL_SUCCESS)
+            return shoal__error(sh, SHOAL_ERR_TOPOLOGY, call, "SHOAL_P2P_LEVEL needs the topology: %s",
+                                shoal_topo_last_error());
+        a = shoal_topo_gpu_find(g->topo, g->bus_id);
+        b = shoal_topo_gpu_find(g->topo, info->bus_id);
+        if (a < 0 || b < 0 || shoal_topo_gpu_path(g->topo, a, b, &path, &links) != SHOAL_SUCCESS)
+            return shoal__error(sh, SHOAL_ERR_TOPOLOGY, call, "GPU %s or %s (PE %d) is not in the topology: %s",
+                                g->bus_id, info->bus_id, pe, shoal_topo_last_error());
+        if (path > sh->p2p_level) {
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_TOPO, "PE %d: path %s is beyond SHOAL_P2P_LEVEL=%s: no cuda_ipc", pe,
+                       shoal_path_name(path), shoal_path_name(sh->p2p_level));
+            return SHOAL_SUCCESS;
+        }
+    }
     err = cudaIpcOpenMemHandle(&ptr, info->handle, cudaIpcMemLazyEnablePeerAccess);
     if (err != cudaSuccess) {
         cudaGetLastError();
@@ -232,6 +250,7 @@ int shoal__heap_gpu_create(shoal_t sh)
     SHOAL__MPI_CHECK(sh, call, MPI_Allgather(&info, sizeof(info), MPI_BYTE, peers, sizeof(info), MPI_BYTE, sh->node_comm));
     for (int r = 0; r < sh->node_size; r++)
         if (sh->node_pes[r] != sh->my_pe) SHOAL__CHECK(shoal__gpu_open_peer(sh, sh->node_pes[r], &peers[r]));
+    SHOAL__CHECK(shoal__staged_create(sh));
 out:
     free(peers);
     return rc;
@@ -241,6 +260,7 @@ void shoal__heap_gpu_destroy(shoal_t sh)
 {
     struct shoal_gpu *g = sh->gpu;
     if (g == NULL) return;
+    shoal__staged_destroy(sh);
     if (g->stream != NULL) {
         cudaStreamSynchronize(g->stream);
         cudaStreamDestroy(g->stream);
@@ -252,6 +272,7 @@ void shoal__heap_gpu_destroy(shoal_t sh)
     if (g->raw != NULL) cudaFree(g->raw);
     cudaGetLastError();
     sh->heap_base = NULL;
+    if (g->topo != NULL) shoal_topo_destroy(g->topo);
     free(g->opened);
     free(g->peer_ctrl);
     free(g);

@@ -178,8 +178,8 @@ static int shoal__transports_select(shoal_t sh)
                                 "no transport reaches PE %d (node %d) from this %s heap: %s", pe, sh->pe_node[pe],
                                 sh->heap_kind == SHOAL_HEAP_GPU ? "GPU" : "host",
                                 sh->heap_kind == SHOAL_HEAP_GPU
-                                    ? "GPU heaps need cuda_ipc between every pair (the staged and inter-node "
-                                      "GPU paths are not available yet); use SHOAL_HEAP_KIND=host"
+                                    ? "GPU heaps on different nodes are not reachable yet (no inter-node GPU "
+                                      "path), or staged is disabled; use SHOAL_HEAP_KIND=host"
                                     : "every transport that applies is disabled");
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "PE %d -> %s", pe, sh->pe_tp[pe]->name);
     }

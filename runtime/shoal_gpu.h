@@ -24,6 +24,8 @@ struct shoal_gpu {
     char **peer_ctrl;    /* per PE: its control area mapped here, or NULL */
     void **opened;       /* per PE: what cudaIpcOpenMemHandle returned, or NULL */
     void *raw;           /* my cudaMalloc'd allocation (heap_base is aligned inside) */
+    shoal_topo_t topo;   /* loaded when SHOAL_P2P_LEVEL restricts cuda_ipc */
+    struct shoal_stage *stage; /* staged transport (runtime/transport/staged.c), or NULL */
     uint32_t stream_gen; /* generation of the last stream barrier */
     char **dev_peer_base;        /* device copy of peer_base, for kernels (lazy) */
     unsigned int **dev_peer_ctrl; /* device copy of peer_ctrl */
@@ -42,6 +44,8 @@ SHOAL__HIDDEN int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, c
                                      cudaStream_t stream);
 SHOAL__HIDDEN int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
+SHOAL__HIDDEN int shoal__staged_create(shoal_t sh);
+SHOAL__HIDDEN void shoal__staged_destroy(shoal_t sh);
 SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
 SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
 

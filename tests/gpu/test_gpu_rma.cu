@@ -83,6 +83,20 @@ int main(int argc, char **argv)
     shoal_config_init(&cfg);
     cfg.heap_kind = SHOAL_HEAP_GPU;
     cfg.heap_size = (size_t)512 << 20;
+    {
+        /* GPU heaps on different nodes have no path yet: init must say so. */
+        const char *ns = getenv("SHOAL_NODE_SIZE");
+        int world = 0;
+        MPI_Comm_size(MPI_COMM_WORLD, &world);
+        if (ns != NULL && atoi(ns) == 1 && world > 1) {
+            int st_ = shoal_init(MPI_COMM_WORLD, &cfg, &sh);
+            CHECK_EQ_INT(st_, SHOAL_ERR_UNSUPPORTED);
+            CHECK_MSG(strstr(shoal_last_error(NULL), "different nodes") != NULL, "message: %s", shoal_last_error(NULL));
+            check_note("GPU heaps across nodes refused as expected: %s", shoal_last_error(NULL));
+            MPI_Finalize();
+            return 0;
+        }
+    }
     SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
@@ -93,6 +107,27 @@ int main(int argc, char **argv)
     SH_OK(sh, shoal_pe_transport(sh, right, &name));
     if (right != me) CHECK_MSG(strcmp(name, expect_tp ? expect_tp : "cuda_ipc") == 0, "transport to PE %d is %s", right, name);
     check_note("GPU %d, transport to PE %d: %s", shoal_cuda_device(sh), right, name);
+    CHECK_EQ_INT(shoal_device_reachable(sh, right), strcmp(name, "staged") != 0);
+
+    /* A second, independent instance on the same GPUs: its data stays its own. */
+    {
+        shoal_config_t cfg2;
+        shoal_t sh2;
+        shoal_config_init(&cfg2);
+        cfg2.heap_kind = SHOAL_HEAP_GPU;
+        cfg2.heap_size = (size_t)8 << 20;
+        SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg2, &sh2));
+        int *a = (int *)shoal_malloc(sh2, 64 * sizeof(int));
+        CHECK(a != NULL);
+        int v[64], w[64];
+        for (int i = 0; i < 64; i++) v[i] = 7000 + me * 64 + i;
+        SH_OK(sh2, shoal_int_put(sh2, a, v, 64, right));
+        SH_OK(sh2, shoal_barrier_all(sh2));
+        SH_OK(sh2, shoal_int_get(sh2, w, a, 64, me));
+        for (int i = 0; i < 64; i++) CHECK_EQ_INT(w[i], 7000 + left * 64 + i);
+        SH_OK(sh2, shoal_free(sh2, a));
+        SH_OK(sh2, shoal_finalize(sh2));
+    }
 
     unsigned char *buf = (unsigned char *)shoal_malloc(sh, big + 64);
     CHECK_MSG(buf != NULL, "shoal_malloc: %s", shoal_last_error(sh));
@@ -147,6 +182,7 @@ int main(int argc, char **argv)
     int *ints = (int *)shoal_malloc(sh, 1024 * sizeof(int));
     CHECK(ints != NULL);
     int *peer_ints = (int *)shoal_ptr(sh, ints, right);
+    if (strcmp(name, "staged") == 0) CHECK_MSG(peer_ints == NULL, "shoal_ptr over staged must be NULL");
     if (strcmp(name, "cuda_ipc") == 0 || right == me) {
         CHECK_MSG(peer_ints != NULL, "shoal_ptr(%d) is NULL over %s", right, name);
         store_ints<<<4, 256>>>(peer_ints, 1024, 100 * me);

@@ -1,0 +1,783 @@
+/*
+ * shoal device API: one-sided communication from inside CUDA kernels.
+ * Header-only CUDA C++ (nvcc, sm_70 or newer; built here with -std=c++17
+ * -arch=sm_90): every function is static __device__ __forceinline__.
+ *
+ * A kernel receives a shoal_device_t by value, filled on the host:
+ *
+ *     shoal_device_t dev;
+ *     shoal_device_get(sh, &dev);              // shoal_cuda.h, GPU heap only
+ *     kernel<<<grid, block>>>(dev, ...);
+ *
+ *     __global__ void kernel(shoal_device_t dev, int *buf)   // buf: symmetric
+ *     {
+ *         int rc = shoal_dev_int_put_block(dev, buf, src, n, peer);
+ *         ...
+ *     }
+ *
+ * Every operation on a remote PE is a plain load, store or atomic through
+ * dev.peer_base[pe] + (ptr - dev.heap_base): the peer's heap mapped here by
+ * CUDA IPC (NVLink or PCIe). Nothing goes through the host.
+ *
+ * Errors. Calls that address a PE return a status from shoal.h and do
+ * nothing on error; they never hang or drop data silently:
+ *   SHOAL_ERR_PE             pe is outside [0, n_pes)
+ *   SHOAL_ERR_OUT_OF_BOUNDS  the symmetric range is not inside the heap
+ *   SHOAL_ERR_UNSUPPORTED    pe's heap is not load/store reachable from this
+ *                            GPU (peer_base[pe] == NULL: another node, no
+ *                            peer access); use the host API for such pairs
+ *   SHOAL_ERR_INVALID_ARG    misaligned atomic or signal word, unknown op
+ * The checks come in that order. The symmetric address is the one checked
+ * (dest of a put, src of a get); the local side may be any device memory.
+ *
+ * Scopes. Plain names are thread-scope: the calling thread does the whole
+ * operation, independently of its neighbours. _warp and _block variants
+ * move one region with the whole group: every thread of the warp (of the
+ * block) must call with the same arguments, and all get the same status.
+ * They synchronize the group on entry (so data the group just wrote to src
+ * is seen) and, except the _nbi ones, on exit (so src may be reused and the
+ * data a get brought is visible to the whole group). A partial last warp of
+ * a block is a group of its threads. Copies use 16-byte loads and stores
+ * when dest and src are equally aligned modulo 16, else the widest width
+ * their relative alignment allows (8, 4, 2, 1 bytes).
+ *
+ * Memory model (in PTX terms, system scope, because the peer is another GPU):
+ *  - put returns when src may be reused; the data is visible to the target
+ *    only after a later shoal_dev_quiet (or a barrier) followed by whatever
+ *    synchronization the target observes. get returns with the data in dest.
+ *  - _nbi: stores issued, complete at shoal_dev_quiet; for _nbi_warp and
+ *    _nbi_block also synchronize the group before reusing src or reading
+ *    dest.
+ *  - shoal_dev_quiet() = __threadfence_system() (fence.sc.sys): every
+ *    memory operation of the calling thread before it is ordered before
+ *    every one after it, for all observers, including peer GPUs.
+ *  - shoal_dev_fence() = fence.acq_rel.sys: orders the thread's puts
+ *    (stores) before its later ones, to every PE, without the sequentially
+ *    consistent total order of quiet. Cheaper; enough for "data, then flag".
+ *  - Atomics are relaxed, system scope, performed at the memory of the
+ *    target GPU; they need native peer atomics (NVLink; PCIe peers generally
+ *    have none). Order them with other operations with fence/quiet.
+ *  - put_signal is data, then signal: the data stores, __threadfence_system,
+ *    then the signal store or add with release semantics; a receiver that
+ *    sees the signal (shoal_dev_signal_wait_until, which acquires) sees the
+ *    data. Signal words are uint64_t in the symmetric heap.
+ *  - wait_until polls a word of the local heap with relaxed system-scope
+ *    loads, then an acquire fence: what the writer stored before its release
+ *    (a signal, or a p after a fence) is visible after it returns. An
+ *    unknown cmp is treated as already satisfied (it returns at once).
+ *
+ * Barriers. shoal_dev_barrier_all_block: exactly one block per PE calls it,
+ * all its threads; every PE's block must be running at the same time (the
+ * PEs' kernels co-resident), or it waits forever. It acts as quiet plus
+ * arrival: stores issued before it by any thread of the block are visible
+ * to every PE after it. shoal_dev_barrier_all_grid: every thread of a
+ * cooperative launch (cudaLaunchCooperativeKernel) calls it; orders the
+ * stores of the whole grid. A non-cooperative launch gets
+ * SHOAL_ERR_UNSUPPORTED. Both return SHOAL_ERR_UNSUPPORTED at once, before
+ * touching any flag, when some PE is not load/store reachable. Compile with
+ * -DSHOAL_DEV_TIMEOUT_NS=<ns> to make a barrier that waits longer than that
+ * return SHOAL_ERR_TIMEOUT (the grid variant reports it to block 0's thread
+ * 0 only); the default 0 waits forever. The device barrier uses its own
+ * flags (control words SHOAL_DEVICE_BARRIER_FLAGS.. and _GEN), separate
+ * from the stream barrier's, so the two may be mixed in one program but not
+ * run at the same time by two kernels of one PE.
+ *
+ * Types. Typed RMA functions shoal_dev_<N>_put/get/p/g... come from
+ * SHOAL_RMA_TYPES in shoal.h. long double: nvcc has no device long double
+ * (it is treated as double), so its bulk functions move the host's bytes
+ * unchanged, while shoal_dev_longdouble_p/g are refused at compile time.
+ * Atomics and wait_until exist for the 4- and 8-byte integer types of
+ * SHOAL_DEV_AMO_TYPES below, and as templates (shoal_dev_atomic_fetch_add
+ * etc.) for any 4- or 8-byte integer type.
+ */
+#ifndef SHOAL_DEVICE_CUH
+#define SHOAL_DEVICE_CUH
+
+#if !defined(__CUDACC__)
+#error "shoal_device.cuh is CUDA: compile with nvcc"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cooperative_groups.h>
+#include <cuda/atomic>
+#include <cuda/std/type_traits>
+
+#include "shoal.h"
+#include "shoal_device_types.h"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#error "shoal_device.cuh needs sm_70 or newer (system-scope fences and atomics)"
+#endif
+
+#ifndef SHOAL_DEV_TIMEOUT_NS
+#define SHOAL_DEV_TIMEOUT_NS 0 /* barrier wait limit in ns; 0: forever */
+#endif
+
+/* A header of static functions: those a file does not call are fine, and
+ * long double inside the bulk copies is only ever moved as bytes. */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177   /* function declared but never referenced */
+#pragma nv_diag_suppress 20208 /* 'long double' is treated as 'double' in device code */
+
+/* How shoal_dev_signal_op and put_signal change the signal word. */
+enum {
+    SHOAL_SIGNAL_SET = 0, /* sig = value */
+    SHOAL_SIGNAL_ADD = 1  /* sig += value */
+};
+
+/* Comparisons of wait_until and test: word <cmp> value. */
+enum {
+    SHOAL_CMP_EQ = 0, /* == */
+    SHOAL_CMP_NE = 1, /* != */
+    SHOAL_CMP_GT = 2, /* > */
+    SHOAL_CMP_GE = 3, /* >= */
+    SHOAL_CMP_LT = 4, /* < */
+    SHOAL_CMP_LE = 5  /* <= */
+};
+
+/* Types with atomics and wait_until: X(TYPE, NAME), 4- and 8-byte integers. */
+#define SHOAL_DEV_AMO_TYPES(X)                                                           \
+    X(int, int)                                                                          \
+    X(unsigned int, uint)                                                                \
+    X(long, long)                                                                        \
+    X(unsigned long, ulong)                                                              \
+    X(long long, longlong)                                                               \
+    X(unsigned long long, ulonglong)                                                     \
+    X(int32_t, int32)                                                                    \
+    X(uint32_t, uint32)                                                                  \
+    X(int64_t, int64)                                                                    \
+    X(uint64_t, uint64)                                                                  \
+    X(size_t, size)                                                                      \
+    X(ptrdiff_t, ptrdiff)
+
+/* ------------------------------------------------------------ internals */
+
+/* T in a parameter that must not take part in template deduction, so that
+ * shoal_dev_p(dev, long_ptr, 1, pe) takes the 1 as a long. */
+template <typename T> struct shoal__dev_same {
+    typedef T type;
+};
+
+enum { SHOAL__DEV_THREAD = 0, SHOAL__DEV_WARP = 1, SHOAL__DEV_BLOCK = 2 };
+
+typedef cuda::atomic_ref<unsigned int, cuda::thread_scope_system> shoal__dev_flag_ref;
+
+/* The peer address of [addr, addr + nbytes) of the symmetric heap on pe. */
+static __device__ __forceinline__ int shoal__dev_translate(const shoal_device_t &dev, const void *addr,
+                                                           size_t nbytes, int pe, char **peer_p)
+{
+    uintptr_t a = (uintptr_t)addr, base = (uintptr_t)dev.heap_base;
+    char *peer_base;
+
+    if ((unsigned)pe >= (unsigned)dev.n_pes) return SHOAL_ERR_PE;
+    if (a < base || a - base > dev.heap_size || nbytes > dev.heap_size - (a - base)) return SHOAL_ERR_OUT_OF_BOUNDS;
+    peer_base = dev.peer_base[pe];
+    if (peer_base == NULL) return SHOAL_ERR_UNSUPPORTED;
+    *peer_p = peer_base + (a - base);
+    return SHOAL_SUCCESS;
+}
+
+/* The calling thread's rank in the block, and the block's size. */
+static __device__ __forceinline__ unsigned shoal__dev_block_rank(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+static __device__ __forceinline__ unsigned shoal__dev_block_size(void) { return blockDim.x * blockDim.y * blockDim.z; }
+
+/* Warps are cut from the block's linear thread order; the last may be partial. */
+static __device__ __forceinline__ unsigned shoal__dev_warp_size(void)
+{
+    unsigned first = shoal__dev_block_rank() & ~31u, left = shoal__dev_block_size() - first;
+    return left < 32 ? left : 32;
+}
+
+template <int Scope> static __device__ __forceinline__ unsigned shoal__dev_rank(void)
+{
+    return Scope == SHOAL__DEV_BLOCK ? shoal__dev_block_rank() : Scope == SHOAL__DEV_WARP ? (shoal__dev_block_rank() & 31u) : 0;
+}
+template <int Scope> static __device__ __forceinline__ unsigned shoal__dev_size(void)
+{
+    return Scope == SHOAL__DEV_BLOCK ? shoal__dev_block_size() : Scope == SHOAL__DEV_WARP ? shoal__dev_warp_size() : 1;
+}
+template <int Scope> static __device__ __forceinline__ void shoal__dev_sync(void)
+{
+    if (Scope == SHOAL__DEV_BLOCK) {
+        __syncthreads();
+    } else if (Scope == SHOAL__DEV_WARP) {
+        unsigned n = shoal__dev_warp_size();
+        __syncwarp(n == 32 ? 0xffffffffu : (1u << n) - 1);
+    }
+}
+
+/* Copy n bytes as words of W: bytes up to dst's W boundary, then W words
+ * (four in flight per thread), then the tail bytes. dst and src must be
+ * equally aligned modulo sizeof(W). Thread rank of size copies its share. */
+template <typename W>
+static __device__ __forceinline__ void shoal__dev_copy_as(char *dst, const char *src, size_t n, unsigned rank,
+                                                          unsigned size)
+{
+    const size_t w = sizeof(W), step = size;
+    size_t head = (w - ((uintptr_t)dst & (w - 1))) & (w - 1);
+    if (head > n) head = n;
+    for (size_t j = rank; j < head; j += step) dst[j] = src[j];
+
+    W *d = (W *)(dst + head);
+    const W *s = (const W *)(src + head);
+    size_t nw = (n - head) / w, i = rank;
+    for (; i + 3 * step < nw; i += 4 * step) {
+        W a = s[i], b = s[i + step], c = s[i + 2 * step], e = s[i + 3 * step];
+        d[i] = a;
+        d[i + step] = b;
+        d[i + 2 * step] = c;
+        d[i + 3 * step] = e;
+    }
+    for (; i < nw; i += step) d[i] = s[i];
+    for (size_t j = head + nw * w + rank; j < n; j += step) dst[j] = src[j];
+}
+
+/* The widest copy the relative alignment of dst and src allows. */
+static __device__ __forceinline__ void shoal__dev_copy(void *dst, const void *src, size_t n, unsigned rank, unsigned size)
+{
+    uintptr_t rel = (uintptr_t)dst ^ (uintptr_t)src;
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+
+    if ((rel & 15) == 0)
+        shoal__dev_copy_as<uint4>(d, s, n, rank, size);
+    else if ((rel & 7) == 0)
+        shoal__dev_copy_as<unsigned long long>(d, s, n, rank, size);
+    else if ((rel & 3) == 0)
+        shoal__dev_copy_as<unsigned int>(d, s, n, rank, size);
+    else if ((rel & 1) == 0)
+        shoal__dev_copy_as<unsigned short>(d, s, n, rank, size);
+    else
+        shoal__dev_copy_as<unsigned char>(d, s, n, rank, size);
+}
+
+/* put (is_put) or get of nbytes with the group Scope; nbi: no exit sync. */
+template <int Scope>
+static __device__ __forceinline__ int shoal__dev_rma(const shoal_device_t &dev, bool is_put, bool nbi, void *dest,
+                                                     const void *src, size_t nbytes, int pe)
+{
+    char *peer;
+    int rc = shoal__dev_translate(dev, is_put ? (const void *)dest : src, nbytes, pe, &peer);
+    if (rc != SHOAL_SUCCESS) return rc;
+    shoal__dev_sync<Scope>();
+    shoal__dev_copy(is_put ? (void *)peer : dest, is_put ? src : (const void *)peer, nbytes, shoal__dev_rank<Scope>(),
+                    shoal__dev_size<Scope>());
+    if (!nbi) shoal__dev_sync<Scope>();
+    return SHOAL_SUCCESS;
+}
+
+/* nelems elements of size elem, refusing a count whose byte size overflows. */
+template <int Scope>
+static __device__ __forceinline__ int shoal__dev_rma_elems(const shoal_device_t &dev, bool is_put, bool nbi, void *dest,
+                                                           const void *src, size_t nelems, size_t elem, int pe)
+{
+    if (nelems > dev.heap_size / elem) {
+        char *peer;
+        int rc = shoal__dev_translate(dev, is_put ? (const void *)dest : src, 0, pe, &peer);
+        return rc != SHOAL_SUCCESS ? rc : SHOAL_ERR_OUT_OF_BOUNDS;
+    }
+    return shoal__dev_rma<Scope>(dev, is_put, nbi, dest, src, nelems * elem, pe);
+}
+
+/* The peer address of an atomic word: inside the heap and aligned to its size. */
+template <typename T>
+static __device__ __forceinline__ int shoal__dev_amo_target(const shoal_device_t &dev, const T *addr, int pe, T **peer_p)
+{
+    static_assert(cuda::std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                  "shoal device atomics work on 4- and 8-byte integers");
+    char *peer;
+    int rc = shoal__dev_translate(dev, addr, sizeof(T), pe, &peer);
+    if (rc != SHOAL_SUCCESS) return rc;
+    if ((uintptr_t)addr % sizeof(T) != 0) return SHOAL_ERR_INVALID_ARG;
+    *peer_p = (T *)peer;
+    return SHOAL_SUCCESS;
+}
+
+template <typename T> static __device__ __forceinline__ bool shoal__dev_compare(T a, int cmp, T b)
+{
+    switch (cmp) {
+    case SHOAL_CMP_EQ: return a == b;
+    case SHOAL_CMP_NE: return a != b;
+    case SHOAL_CMP_GT: return a > b;
+    case SHOAL_CMP_GE: return a >= b;
+    case SHOAL_CMP_LT: return a < b;
+    case SHOAL_CMP_LE: return a <= b;
+    default: return true; /* unknown: never wait on it */
+    }
+}
+
+static __device__ __forceinline__ unsigned long long shoal__dev_now_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Store or add the signal, releasing what this thread (and, through the
+ * group's barrier before it, its group) wrote. */
+static __device__ __forceinline__ void shoal__dev_signal_store(uint64_t *peer_sig, uint64_t value, int op)
+{
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_system> s(*peer_sig);
+    if (op == SHOAL_SIGNAL_SET)
+        s.store(value, cuda::memory_order_release);
+    else
+        s.fetch_add(value, cuda::memory_order_release);
+}
+
+/* ------------------------------------------------------------ addresses, ordering */
+
+/* pe's copy of the symmetric object at ptr, mapped here for loads and
+ * stores; NULL if pe is out of range, ptr is not inside the heap, or pe is
+ * not load/store reachable. */
+static __device__ __forceinline__ void *shoal_dev_ptr(const shoal_device_t &dev, const void *ptr, int pe)
+{
+    char *peer;
+    return shoal__dev_translate(dev, ptr, 1, pe, &peer) == SHOAL_SUCCESS ? peer : NULL;
+}
+
+/* Complete (order before everything after) every operation of this thread. */
+static __device__ __forceinline__ void shoal_dev_quiet(void) { __threadfence_system(); }
+
+/* Order this thread's puts: those before land before those after, at every PE. */
+static __device__ __forceinline__ void shoal_dev_fence(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+
+/* ------------------------------------------------------------ RMA, bytes */
+
+#define SHOAL__DEV_RMA_BYTES(SUFFIX, SCOPE)                                                \
+    static __device__ __forceinline__ int shoal_dev_put##SUFFIX(const shoal_device_t &dev, void *dest, const void *src, \
+                                                                size_t nbytes, int pe)   \
+    {                                                                                    \
+        return shoal__dev_rma<SCOPE>(dev, true, false, dest, src, nbytes, pe);           \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_get##SUFFIX(const shoal_device_t &dev, void *dest, const void *src, \
+                                                                size_t nbytes, int pe)   \
+    {                                                                                    \
+        return shoal__dev_rma<SCOPE>(dev, false, false, dest, src, nbytes, pe);          \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_put_nbi##SUFFIX(const shoal_device_t &dev, void *dest,            \
+                                                                    const void *src, size_t nbytes, int pe)           \
+    {                                                                                    \
+        return shoal__dev_rma<SCOPE>(dev, true, true, dest, src, nbytes, pe);            \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_get_nbi##SUFFIX(const shoal_device_t &dev, void *dest,            \
+                                                                    const void *src, size_t nbytes, int pe)           \
+    {                                                                                    \
+        return shoal__dev_rma<SCOPE>(dev, false, true, dest, src, nbytes, pe);           \
+    }
+
+/* put: nbytes from local src to pe's dest (symmetric). get: from pe's src
+ * (symmetric) to local dest. shoal_dev_put, _get, _put_nbi, _get_nbi and
+ * the same with _warp and _block. */
+SHOAL__DEV_RMA_BYTES(, SHOAL__DEV_THREAD)
+SHOAL__DEV_RMA_BYTES(_warp, SHOAL__DEV_WARP)
+SHOAL__DEV_RMA_BYTES(_block, SHOAL__DEV_BLOCK)
+#undef SHOAL__DEV_RMA_BYTES
+
+/* ------------------------------------------------------------ single elements */
+
+/* Store value into pe's *dest (a volatile store: one store of sizeof(T)). */
+template <typename T, int Lazy = 0>
+static __device__ __forceinline__ int shoal_dev_p(const shoal_device_t &dev, T *dest, typename shoal__dev_same<T>::type value,
+                                                  int pe)
+{
+    static_assert(!cuda::std::is_same<T, long double>::value,
+                  "no device long double (nvcc treats it as double): move long double data with put/get");
+    char *peer;
+    int rc = shoal__dev_translate(dev, dest, sizeof(T), pe, &peer);
+    if (rc != SHOAL_SUCCESS) return rc;
+    *(volatile T *)peer = value;
+    return SHOAL_SUCCESS;
+}
+
+/* Load pe's *src into *value_p (a volatile load); *value_p is set only on success. */
+template <typename T, int Lazy = 0>
+static __device__ __forceinline__ int shoal_dev_g(const shoal_device_t &dev, T *value_p, const T *src, int pe)
+{
+    static_assert(!cuda::std::is_same<T, long double>::value,
+                  "no device long double (nvcc treats it as double): move long double data with put/get");
+    char *peer;
+    int rc = shoal__dev_translate(dev, src, sizeof(T), pe, &peer);
+    if (rc != SHOAL_SUCCESS) return rc;
+    *value_p = *(const volatile T *)peer;
+    return SHOAL_SUCCESS;
+}
+
+/* ------------------------------------------------------------ RMA, typed */
+
+#define SHOAL__DEV_TYPED_SCOPE(T, N, SUFFIX, SCOPE)                                        \
+    static __device__ __forceinline__ int shoal_dev_##N##_put##SUFFIX(const shoal_device_t &dev, T *dest, const T *src, \
+                                                                      size_t nelems, int pe) \
+    {                                                                                    \
+        return shoal__dev_rma_elems<SCOPE>(dev, true, false, dest, src, nelems, sizeof(T), pe); \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_get##SUFFIX(const shoal_device_t &dev, T *dest, const T *src, \
+                                                                      size_t nelems, int pe) \
+    {                                                                                    \
+        return shoal__dev_rma_elems<SCOPE>(dev, false, false, dest, src, nelems, sizeof(T), pe); \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_put_nbi##SUFFIX(const shoal_device_t &dev, T *dest,         \
+                                                                          const T *src, size_t nelems, int pe)        \
+    {                                                                                    \
+        return shoal__dev_rma_elems<SCOPE>(dev, true, true, dest, src, nelems, sizeof(T), pe); \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_get_nbi##SUFFIX(const shoal_device_t &dev, T *dest,         \
+                                                                          const T *src, size_t nelems, int pe)        \
+    {                                                                                    \
+        return shoal__dev_rma_elems<SCOPE>(dev, false, true, dest, src, nelems, sizeof(T), pe); \
+    }
+
+/* shoal_dev_<N>_put/get/put_nbi/get_nbi[_warp|_block] (counts in elements)
+ * and shoal_dev_<N>_p/g. p and g are templates with a defaulted parameter
+ * only so that the long double pair is refused where it is used. */
+#define SHOAL__DEV_TYPED(T, N)                                                           \
+    SHOAL__DEV_TYPED_SCOPE(T, N, , SHOAL__DEV_THREAD)                                    \
+    SHOAL__DEV_TYPED_SCOPE(T, N, _warp, SHOAL__DEV_WARP)                                 \
+    SHOAL__DEV_TYPED_SCOPE(T, N, _block, SHOAL__DEV_BLOCK)                               \
+    template <int Lazy = 0>                                                              \
+    static __device__ __forceinline__ int shoal_dev_##N##_p(const shoal_device_t &dev, T *dest, T value, int pe) \
+    {                                                                                    \
+        return shoal_dev_p<T, Lazy>(dev, dest, value, pe);                               \
+    }                                                                                    \
+    template <int Lazy = 0>                                                              \
+    static __device__ __forceinline__ int shoal_dev_##N##_g(const shoal_device_t &dev, T *value_p, const T *src, int pe) \
+    {                                                                                    \
+        return shoal_dev_g<T, Lazy>(dev, value_p, src, pe);                              \
+    }
+SHOAL_RMA_TYPES(SHOAL__DEV_TYPED)
+#undef SHOAL__DEV_TYPED
+#undef SHOAL__DEV_TYPED_SCOPE
+
+/* ------------------------------------------------------------ atomics */
+
+/* Each returns a status; fetching ones store the old value in *fetched_p
+ * (on success; fetched_p may be NULL). Relaxed, system scope. */
+
+template <typename T>
+static __device__ __forceinline__ int shoal_dev_atomic_fetch(const shoal_device_t &dev, const T *src, int pe, T *value_p)
+{
+    T *p;
+    int rc = shoal__dev_amo_target(dev, src, pe, &p);
+    if (rc != SHOAL_SUCCESS) return rc;
+    *value_p = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).load(cuda::memory_order_relaxed);
+    return SHOAL_SUCCESS;
+}
+
+template <typename T>
+static __device__ __forceinline__ int shoal_dev_atomic_set(const shoal_device_t &dev, T *dest,
+                                                           typename shoal__dev_same<T>::type value, int pe)
+{
+    T *p;
+    int rc = shoal__dev_amo_target(dev, dest, pe, &p);
+    if (rc != SHOAL_SUCCESS) return rc;
+    cuda::atomic_ref<T, cuda::thread_scope_system>(*p).store(value, cuda::memory_order_relaxed);
+    return SHOAL_SUCCESS;
+}
+
+template <typename T>
+static __device__ __forceinline__ int shoal_dev_atomic_swap(const shoal_device_t &dev, T *dest,
+                                                            typename shoal__dev_same<T>::type value, int pe,
+                                                            T *fetched_p)
+{
+    T *p;
+    int rc = shoal__dev_amo_target(dev, dest, pe, &p);
+    if (rc != SHOAL_SUCCESS) return rc;
+    T old = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).exchange(value, cuda::memory_order_relaxed);
+    if (fetched_p != NULL) *fetched_p = old;
+    return SHOAL_SUCCESS;
+}
+
+/* If pe's *dest == cond, make it value; *fetched_p gets the old value either way. */
+template <typename T>
+static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_device_t &dev, T *dest,
+                                                                    typename shoal__dev_same<T>::type cond,
+                                                                    typename shoal__dev_same<T>::type value, int pe,
+                                                                    T *fetched_p)
+{
+    T *p;
+    int rc = shoal__dev_amo_target(dev, dest, pe, &p);
+    if (rc != SHOAL_SUCCESS) return rc;
+    T old = cond;
+    cuda::atomic_ref<T, cuda::thread_scope_system>(*p).compare_exchange_strong(old, value, cuda::memory_order_relaxed);
+    if (fetched_p != NULL) *fetched_p = old;
+    return SHOAL_SUCCESS;
+}
+
+/* shoal_dev_atomic_fetch_OP (old value to *fetched_p) and shoal_dev_atomic_OP. */
+#define SHOAL__DEV_AMO_OP(OP)                                                              \
+    template <typename T>                                                                \
+    static __device__ __forceinline__ int shoal_dev_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,             \
+                                                                      typename shoal__dev_same<T>::type value, int pe, \
+                                                                      T *fetched_p)      \
+    {                                                                                    \
+        T *p;                                                                            \
+        int rc = shoal__dev_amo_target(dev, dest, pe, &p);                               \
+        if (rc != SHOAL_SUCCESS) return rc;                                              \
+        T old = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed); \
+        if (fetched_p != NULL) *fetched_p = old;                                         \
+        return SHOAL_SUCCESS;                                                            \
+    }                                                                                    \
+    template <typename T>                                                                \
+    static __device__ __forceinline__ int shoal_dev_atomic_##OP(const shoal_device_t &dev, T *dest,                   \
+                                                                typename shoal__dev_same<T>::type value, int pe)      \
+    {                                                                                    \
+        T *p;                                                                            \
+        int rc = shoal__dev_amo_target(dev, dest, pe, &p);                               \
+        if (rc != SHOAL_SUCCESS) return rc;                                              \
+        cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed); \
+        return SHOAL_SUCCESS;                                                            \
+    }
+SHOAL__DEV_AMO_OP(add)
+SHOAL__DEV_AMO_OP(and)
+SHOAL__DEV_AMO_OP(or)
+SHOAL__DEV_AMO_OP(xor)
+#undef SHOAL__DEV_AMO_OP
+
+template <typename T>
+static __device__ __forceinline__ int shoal_dev_atomic_fetch_inc(const shoal_device_t &dev, T *dest, int pe, T *fetched_p)
+{
+    return shoal_dev_atomic_fetch_add(dev, dest, (T)1, pe, fetched_p);
+}
+template <typename T> static __device__ __forceinline__ int shoal_dev_atomic_inc(const shoal_device_t &dev, T *dest, int pe)
+{
+    return shoal_dev_atomic_add(dev, dest, (T)1, pe);
+}
+
+/* ------------------------------------------------------------ waiting on local words */
+
+/* Wait until *ivar (a word of this PE's heap) <cmp> value; returns the value
+ * that satisfied it. Acquires: stores released before the writer's store
+ * are visible afterwards. */
+template <typename T>
+static __device__ __forceinline__ T shoal_dev_wait_until(T *ivar, int cmp, typename shoal__dev_same<T>::type value)
+{
+    cuda::atomic_ref<T, cuda::thread_scope_system> w(*ivar);
+    T v = w.load(cuda::memory_order_relaxed);
+    while (!shoal__dev_compare<T>(v, cmp, value)) v = w.load(cuda::memory_order_relaxed);
+    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+    return v;
+}
+
+/* 1 if *ivar <cmp> value now (acquiring when it does), else 0. */
+template <typename T>
+static __device__ __forceinline__ int shoal_dev_test(T *ivar, int cmp, typename shoal__dev_same<T>::type value)
+{
+    T v = cuda::atomic_ref<T, cuda::thread_scope_system>(*ivar).load(cuda::memory_order_relaxed);
+    if (!shoal__dev_compare<T>(v, cmp, value)) return 0;
+    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+    return 1;
+}
+
+/* ------------------------------------------------------------ atomics and waits, typed */
+
+#define SHOAL__DEV_AMO_TYPED_OP(T, N, OP)                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,       \
+                                                                            T value, int pe, T *fetched_p)            \
+    {                                                                                    \
+        return shoal_dev_atomic_fetch_##OP<T>(dev, dest, value, pe, fetched_p);          \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_##OP(const shoal_device_t &dev, T *dest, T value,    \
+                                                                      int pe)            \
+    {                                                                                    \
+        return shoal_dev_atomic_##OP<T>(dev, dest, value, pe);                           \
+    }
+
+/* shoal_dev_<N>_atomic_fetch, _set, _swap, _compare_swap, _fetch_add/_add,
+ * _fetch_inc/_inc, _fetch_and/_and, _fetch_or/_or, _fetch_xor/_xor;
+ * shoal_dev_<N>_wait_until, shoal_dev_<N>_test. */
+#define SHOAL__DEV_AMO_TYPED(T, N)                                                         \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch(const shoal_device_t &dev, const T *src, int pe, \
+                                                                       T *value_p)       \
+    {                                                                                    \
+        return shoal_dev_atomic_fetch<T>(dev, src, pe, value_p);                         \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_set(const shoal_device_t &dev, T *dest, T value, int pe) \
+    {                                                                                    \
+        return shoal_dev_atomic_set<T>(dev, dest, value, pe);                            \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_swap(const shoal_device_t &dev, T *dest, T value,    \
+                                                                      int pe, T *fetched_p) \
+    {                                                                                    \
+        return shoal_dev_atomic_swap<T>(dev, dest, value, pe, fetched_p);                \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_compare_swap(const shoal_device_t &dev, T *dest,     \
+                                                                              T cond, T value, int pe, T *fetched_p)  \
+    {                                                                                    \
+        return shoal_dev_atomic_compare_swap<T>(dev, dest, cond, value, pe, fetched_p);  \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch_inc(const shoal_device_t &dev, T *dest, int pe, \
+                                                                           T *fetched_p) \
+    {                                                                                    \
+        return shoal_dev_atomic_fetch_inc<T>(dev, dest, pe, fetched_p);                  \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_inc(const shoal_device_t &dev, T *dest, int pe)      \
+    {                                                                                    \
+        return shoal_dev_atomic_inc<T>(dev, dest, pe);                                   \
+    }                                                                                    \
+    SHOAL__DEV_AMO_TYPED_OP(T, N, add)                                                   \
+    SHOAL__DEV_AMO_TYPED_OP(T, N, and)                                                   \
+    SHOAL__DEV_AMO_TYPED_OP(T, N, or)                                                    \
+    SHOAL__DEV_AMO_TYPED_OP(T, N, xor)                                                   \
+    static __device__ __forceinline__ T shoal_dev_##N##_wait_until(T *ivar, int cmp, T value) \
+    {                                                                                    \
+        return shoal_dev_wait_until<T>(ivar, cmp, value);                                \
+    }                                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_test(T *ivar, int cmp, T value) \
+    {                                                                                    \
+        return shoal_dev_test<T>(ivar, cmp, value);                                      \
+    }
+SHOAL_DEV_AMO_TYPES(SHOAL__DEV_AMO_TYPED)
+#undef SHOAL__DEV_AMO_TYPED
+#undef SHOAL__DEV_AMO_TYPED_OP
+
+/* ------------------------------------------------------------ signals */
+
+/* Set (SHOAL_SIGNAL_SET) or add to (SHOAL_SIGNAL_ADD) pe's signal word *sig,
+ * with release semantics: this thread's earlier stores are visible first. */
+static __device__ __forceinline__ int shoal_dev_signal_op(const shoal_device_t &dev, uint64_t *sig, uint64_t value,
+                                                          int op, int pe)
+{
+    uint64_t *p;
+    int rc = shoal__dev_amo_target(dev, sig, pe, &p);
+    if (rc != SHOAL_SUCCESS) return rc;
+    if (op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD) return SHOAL_ERR_INVALID_ARG;
+    shoal__dev_signal_store(p, value, op);
+    return SHOAL_SUCCESS;
+}
+
+/* The local signal word's value now (an acquiring load). */
+static __device__ __forceinline__ uint64_t shoal_dev_signal_fetch(uint64_t *sig)
+{
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*sig).load(cuda::memory_order_acquire);
+}
+
+/* Wait until the local signal word <cmp> value; returns the value seen. */
+static __device__ __forceinline__ uint64_t shoal_dev_signal_wait_until(uint64_t *sig, int cmp, uint64_t value)
+{
+    return shoal_dev_wait_until<uint64_t>(sig, cmp, value);
+}
+
+/* Both ranges are checked before anything is stored: an error moves nothing. */
+template <int Scope>
+static __device__ __forceinline__ int shoal__dev_put_signal(const shoal_device_t &dev, void *dest, const void *src,
+                                                            size_t nbytes, uint64_t *sig, uint64_t value, int op, int pe)
+{
+    char *peer;
+    uint64_t *peer_sig;
+    int rc = shoal__dev_translate(dev, dest, nbytes, pe, &peer);
+    if (rc == SHOAL_SUCCESS) rc = shoal__dev_amo_target(dev, sig, pe, &peer_sig);
+    if (rc == SHOAL_SUCCESS && op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD) rc = SHOAL_ERR_INVALID_ARG;
+    if (rc != SHOAL_SUCCESS) return rc;
+    shoal__dev_sync<Scope>();
+    shoal__dev_copy(peer, src, nbytes, shoal__dev_rank<Scope>(), shoal__dev_size<Scope>());
+    __threadfence_system();
+    shoal__dev_sync<Scope>();
+    if (shoal__dev_rank<Scope>() == 0) shoal__dev_signal_store(peer_sig, value, op);
+    return SHOAL_SUCCESS;
+}
+
+/* Put nbytes to pe, then signal it (op on pe's *sig): whoever sees the
+ * signal sees the data. _warp, _block: the group moves the data, its first
+ * thread signals once. */
+static __device__ __forceinline__ int shoal_dev_put_signal(const shoal_device_t &dev, void *dest, const void *src,
+                                                           size_t nbytes, uint64_t *sig, uint64_t value, int op, int pe)
+{
+    return shoal__dev_put_signal<SHOAL__DEV_THREAD>(dev, dest, src, nbytes, sig, value, op, pe);
+}
+static __device__ __forceinline__ int shoal_dev_put_signal_warp(const shoal_device_t &dev, void *dest, const void *src,
+                                                                size_t nbytes, uint64_t *sig, uint64_t value, int op,
+                                                                int pe)
+{
+    return shoal__dev_put_signal<SHOAL__DEV_WARP>(dev, dest, src, nbytes, sig, value, op, pe);
+}
+static __device__ __forceinline__ int shoal_dev_put_signal_block(const shoal_device_t &dev, void *dest, const void *src,
+                                                                 size_t nbytes, uint64_t *sig, uint64_t value, int op,
+                                                                 int pe)
+{
+    return shoal__dev_put_signal<SHOAL__DEV_BLOCK>(dev, dest, src, nbytes, sig, value, op, pe);
+}
+
+/* ------------------------------------------------------------ barriers */
+
+/* Does this thread's share of the PEs all have control areas mapped here?
+ * Threads rank of size split the check; the caller ORs the answers. */
+static __device__ __forceinline__ bool shoal__dev_barrier_unreachable(const shoal_device_t &dev, unsigned rank,
+                                                                      unsigned size)
+{
+    if (dev.n_pes > SHOAL_DEVICE_MAX_PES || dev.ctrl == NULL) return true;
+    for (int pe = (int)rank; pe < dev.n_pes; pe += (int)size)
+        if (dev.peer_ctrl[pe] == NULL || dev.peer_base[pe] == NULL) return true;
+    return false;
+}
+
+/* The PE phase, by one thread: raise my generation, store it into my flag
+ * slot at every peer (release), then wait until every peer's flag in my
+ * control area reached it. Generations wrap; PEs are never more than one
+ * apart, so a signed difference compares them. */
+static __device__ __forceinline__ int shoal__dev_barrier_pes(const shoal_device_t &dev)
+{
+    shoal__dev_flag_ref gen_word(dev.ctrl[SHOAL_DEVICE_BARRIER_GEN]);
+    unsigned gen = gen_word.load(cuda::memory_order_relaxed) + 1;
+    int n = dev.n_pes, me = dev.my_pe;
+
+    gen_word.store(gen, cuda::memory_order_relaxed);
+    for (int i = 1; i < n; i++) {
+        int pe = me + i < n ? me + i : me + i - n;
+        shoal__dev_flag_ref(dev.peer_ctrl[pe][SHOAL_DEVICE_BARRIER_FLAGS + me]).store(gen, cuda::memory_order_release);
+    }
+    for (int i = 1; i < n; i++) {
+        int pe = me + i < n ? me + i : me + i - n;
+        shoal__dev_flag_ref flag(dev.ctrl[SHOAL_DEVICE_BARRIER_FLAGS + pe]);
+#if SHOAL_DEV_TIMEOUT_NS > 0
+        unsigned long long start = shoal__dev_now_ns();
+        for (unsigned spin = 1; (int)(flag.load(cuda::memory_order_relaxed) - gen) < 0; spin++)
+            if (spin % 1024 == 0 && shoal__dev_now_ns() - start > (unsigned long long)(SHOAL_DEV_TIMEOUT_NS))
+                return SHOAL_ERR_TIMEOUT;
+#else
+        while ((int)(flag.load(cuda::memory_order_relaxed) - gen) < 0) {
+        }
+#endif
+    }
+    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+    return SHOAL_SUCCESS;
+}
+
+/* Barrier over all PEs, called by every thread of one block per PE. */
+static __device__ __forceinline__ int shoal_dev_barrier_all_block(const shoal_device_t &dev)
+{
+    unsigned rank = shoal__dev_block_rank();
+    int rc = SHOAL_SUCCESS;
+
+    __threadfence_system(); /* the block's earlier stores, before thread 0's release */
+    if (__syncthreads_or(shoal__dev_barrier_unreachable(dev, rank, shoal__dev_block_size())))
+        return SHOAL_ERR_UNSUPPORTED;
+    if (rank == 0) rc = shoal__dev_barrier_pes(dev);
+    return __syncthreads_or(rc != SHOAL_SUCCESS) ? SHOAL_ERR_TIMEOUT : SHOAL_SUCCESS;
+}
+
+/* Barrier over all PEs, called by every thread of a cooperative launch:
+ * grid sync, block 0 runs the PE phase, grid sync. */
+static __device__ __forceinline__ int shoal_dev_barrier_all_grid(const shoal_device_t &dev)
+{
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    unsigned rank = shoal__dev_block_rank();
+    int rc = SHOAL_SUCCESS;
+
+    if (!grid.is_valid()) return SHOAL_ERR_UNSUPPORTED; /* not a cooperative launch */
+    /* every block reaches the same answer, so all return or none */
+    if (__syncthreads_or(shoal__dev_barrier_unreachable(dev, rank, shoal__dev_block_size())))
+        return SHOAL_ERR_UNSUPPORTED;
+    __threadfence_system();
+    grid.sync();
+    if (rank == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) rc = shoal__dev_barrier_pes(dev);
+    grid.sync();
+    return rc;
+}
+
+#pragma nv_diagnostic pop
+
+#endif /* SHOAL_DEVICE_CUH */
