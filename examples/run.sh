@@ -20,6 +20,6 @@ done
 run "$mpiexec" -n 4 "$build/examples/mixed_mpi"
 run "$mpiexec" -n 4 "$build/examples/plugin_host" "$build/examples"
 run "$build/bin/shoal-topo"
-run "$mpiexec" -n 2 "$build/bin/shoal-topo"
+run "$mpiexec" -n 2 "$build/bin/shoal-topo" --probe
 echo
 echo "==== all examples passed"

@@ -29,6 +29,8 @@
 typedef struct tool_opts {
     int json;                   /* --json */
     int mpi;                    /* 1: --mpi or launched by mpiexec; 0: --no-mpi or not */
+    int probe;                  /* --probe: measure every PE pair through shoal (MPI mode) */
+    size_t probe_size;          /* --probe-size BYTES, 0: by heap kind */
     const char *input;          /* --input FILE.xml, or NULL for the live machine */
     const char *export_path;    /* --export FILE.xml */
     int pes;                    /* --pes N, or -1 */
@@ -76,6 +78,10 @@ static void tool_usage(FILE *out)
             "                     (default: $SHOAL_P2P_LEVEL, else SYS)\n"
             "  --disable LIST     transports never to use, e.g. cuda_ipc,shm\n"
             "                     (default: $SHOAL_TRANSPORT_DISABLE)\n"
+            "  --probe            (MPI mode) measure every PE pair through shoal: put bandwidth\n"
+            "                     at --probe-size bytes (default 64 MiB on GPU heaps, 4 MiB on\n"
+            "                     host heaps) and 8-byte put latency, beside the transport\n"
+            "  --probe-size BYTES size of the bandwidth probe\n"
             "  --mpi / --no-mpi   force or forbid MPI mode; by default MPI mode is on when\n"
             "                     launched by mpiexec. In MPI mode every rank starts a shoal\n"
             "                     instance and rank 0 prints the transport chosen per PE pair.\n"
@@ -183,6 +189,12 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
             return 2;
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
+        } else if (strcmp(a, "--probe") == 0) {
+            o->probe = 1;
+        } else if ((v = tool_optarg(argc, argv, &i, "--probe-size"))) {
+            long n;
+            if (tool_parse_int(v, 8, 1L << 30, &n) < 0) return tool_fail("--probe-size: '%s' is not a size from 8 to 1073741824", v);
+            o->probe_size = (size_t)n;
         } else if (strcmp(a, "--mpi") == 0) {
             force_mpi = 1;
         } else if (strcmp(a, "--no-mpi") == 0) {
@@ -211,6 +223,7 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
     if (o->n_map && o->pes >= 0 && o->pes != o->n_map)
         return tool_fail("--pes %d but --map places %d PEs", o->pes, o->n_map);
     o->mpi = force_mpi >= 0 ? force_mpi : tool_under_mpiexec();
+    if (o->probe && !o->mpi) return tool_fail("--probe measures PE pairs: run it under mpiexec");
     return 0;
 }
 
@@ -494,6 +507,73 @@ out_topo:
     return rc;
 }
 
+/* Measure every ordered PE pair through shoal itself, one pair at a time:
+ * blocking puts of size bytes (bandwidth) and of 8 bytes (latency). Rank 0
+ * gets the matrices in bw/lat (n * n; the diagonal is 0). */
+static int tool_probe(shoal_t sh, size_t size, double *bw, double *lat)
+{
+    int n = shoal_n_pes(sh), me = shoal_my_pe(sh), rc = 0;
+    double *bw_row = calloc((size_t)n, sizeof(double)), *lat_row = calloc((size_t)n, sizeof(double));
+    char *dst = shoal_malloc(sh, size), *src = shoal_malloc(sh, size);
+
+    if (!bw_row || !lat_row || !dst || !src) {
+        rc = tool_fail("rank %d: --probe: cannot allocate 2 x %zu bytes (%s); lower --probe-size or raise "
+                       "SHOAL_HEAP_SIZE", me, size, shoal_last_error(sh));
+        goto out;
+    }
+    for (int a = 0; a < n && rc == 0; a++)
+        for (int b = 0; b < n && rc == 0; b++) {
+            if (a == b) continue;
+            if (shoal_barrier_all(sh) != SHOAL_SUCCESS) {
+                rc = tool_fail("rank %d: --probe: %s", me, shoal_last_error(sh));
+                break;
+            }
+            if (me != a) continue;
+            int iters = size >= ((size_t)16 << 20) ? 10 : 50, small = 2000;
+            if (shoal_put(sh, dst, src, size, b) != SHOAL_SUCCESS) { /* warm up */
+                rc = tool_fail("rank %d: --probe: put to PE %d: %s", me, b, shoal_last_error(sh));
+                break;
+            }
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < iters; i++) shoal_put(sh, dst, src, size, b);
+            double t1 = MPI_Wtime();
+            for (int i = 0; i < small; i++) shoal_put(sh, dst, src, 8, b);
+            double t2 = MPI_Wtime();
+            bw_row[b] = (double)size * iters / (t1 - t0) / 1e9;
+            lat_row[b] = (t2 - t1) / small * 1e6;
+        }
+    if (rc == 0 && shoal_barrier_all(sh) != SHOAL_SUCCESS) rc = tool_fail("rank %d: --probe: %s", me, shoal_last_error(sh));
+    MPI_Gather(bw_row, n, MPI_DOUBLE, bw, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(lat_row, n, MPI_DOUBLE, lat, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+out:
+    if (src) shoal_free(sh, src);
+    if (dst) shoal_free(sh, dst);
+    free(bw_row);
+    free(lat_row);
+    return rc;
+}
+
+static void tool_print_matrix(const char *title, const double *m, const int *tp, int n, const char *fmt)
+{
+    printf("\n%s\n%-10s", title, "PE");
+    for (int b = 0; b < n; b++) printf("%-20d", b);
+    printf("\n");
+    for (int a = 0; a < n; a++) {
+        printf("%-10d", a);
+        for (int b = 0; b < n; b++) {
+            char cell[64], num[32];
+            if (a == b) {
+                snprintf(cell, sizeof(cell), "-");
+            } else {
+                snprintf(num, sizeof(num), fmt, m[a * n + b]);
+                snprintf(cell, sizeof(cell), "%s %s", num, tp[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)tp[a * n + b]) : "?");
+            }
+            printf("%-20s", cell);
+        }
+        printf("\n");
+    }
+}
+
 /* ---------------------------------------------------------------- MPI mode */
 
 /* Every rank asks its instance which transport it uses towards every PE;
@@ -502,6 +582,8 @@ static int tool_mpi(const tool_opts_t *o)
 {
     shoal_t sh = NULL;
     int rank = 0, n = 0, me, rc = 0, *row = NULL, *all = NULL, *nodes = NULL, node;
+    double *bw = NULL, *lat = NULL;
+    size_t probe_size = 0;
 
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) return tool_fail("MPI_Init failed");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -534,6 +616,21 @@ static int tool_mpi(const tool_opts_t *o)
     MPI_Gather(row, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Gather(&node, 1, MPI_INT, nodes, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
+    if (o->probe) {
+        size_t size = o->probe_size ? o->probe_size : shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? (size_t)64 << 20 : (size_t)4 << 20;
+        if (rank == 0) {
+            bw = calloc((size_t)n * (size_t)n, sizeof(double));
+            lat = calloc((size_t)n * (size_t)n, sizeof(double));
+            if (!bw || !lat) {
+                tool_fail("rank 0: out of memory");
+                MPI_Abort(MPI_COMM_WORLD, 1);
+                return 1;
+            }
+        }
+        if (tool_probe(sh, size, bw, lat) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
+        probe_size = size;
+    }
+
     if (rank == 0) {
         const char *heap = shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? "GPU" : "host";
         if (o->json) {
@@ -546,7 +643,23 @@ static int tool_mpi(const tool_opts_t *o)
                     printf("%s\"%s\"", b ? ", " : "", all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
                 printf("]");
             }
-            printf("\n    ]}\n}\n");
+            printf("\n    ]");
+            if (bw != NULL) {
+                printf(",\n    \"probe\": {\"size\": %zu, \"bandwidth_gbs\": [", probe_size);
+                for (int a = 0; a < n; a++) {
+                    printf("%s[", a ? ", " : "");
+                    for (int b = 0; b < n; b++) printf("%s%.2f", b ? ", " : "", bw[a * n + b]);
+                    printf("]");
+                }
+                printf("], \"latency_us\": [");
+                for (int a = 0; a < n; a++) {
+                    printf("%s[", a ? ", " : "");
+                    for (int b = 0; b < n; b++) printf("%s%.2f", b ? ", " : "", lat[a * n + b]);
+                    printf("]");
+                }
+                printf("]}");
+            }
+            printf("}\n}\n");
         } else {
             printf("%d %s, heap on the %s\nTransport chosen from each PE (row) to each PE (column):\n%-10s", n,
                    tool_plural(n, "PE", "PEs"), heap, "PE (node)");
@@ -560,6 +673,13 @@ static int tool_mpi(const tool_opts_t *o)
                     printf("%-10s", all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
                 printf("\n");
             }
+            if (bw != NULL) {
+                char title[128];
+                snprintf(title, sizeof(title), "Measured put bandwidth, %zu bytes, GB/s (row to column), and transport:",
+                         probe_size);
+                tool_print_matrix(title, bw, all, n, "%.1f");
+                tool_print_matrix("Measured 8-byte put latency, us (blocking put), and transport:", lat, all, n, "%.2f");
+            }
         }
         fflush(stdout);
     }
@@ -567,6 +687,8 @@ static int tool_mpi(const tool_opts_t *o)
     free(row);
     free(all);
     free(nodes);
+    free(bw);
+    free(lat);
     MPI_Finalize();
     return rc;
 }
