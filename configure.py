@@ -427,7 +427,11 @@ for lineno, raw in enumerate(open(TESTS_FILE) if os.path.isfile(TESTS_FILE) else
     names.add(name)
     if source.endswith('.cu') and not nvcc:
         continue  # a GPU-only test in a host-only build
-    exe = built('tests', stem(source))
+    if source.startswith('examples/'):
+        # an example run as a test: the example program itself, built by its own rule
+        exe = built('examples', 'plugin_host' if source == 'examples/plugin/host.c' else stem(source))
+    else:
+        exe = built('tests', stem(source))
     if exes.setdefault(exe, source) != source:
         error(where + '%s and %s would both build %s' % (exes[exe], source, exe))
     tests.append(types.SimpleNamespace(name=name, source=source, exe=exe, np=int(np),
@@ -529,6 +533,8 @@ n.comment('tests, from tests/TESTS: static libshoal.a, so that they may call int
 common_objs = compile_all(sources('tests/common/*.c'), 'test')
 test_outs = []
 for exe, source in sorted(set((t.exe, t.source) for t in tests)):
+    if source.startswith('examples/'):
+        continue  # built above, with the examples
     test_outs += n.build(exe, 'link', compile_all([source], 'test') + common_objs + [lib_a],
                          variables=[('libs', '$lib_libs')])
 n.build('tests', 'phony', test_outs)

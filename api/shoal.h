@@ -49,7 +49,9 @@ extern "C" {
     X(ERR_TOPOLOGY, -14, "topology discovery failed")                                    \
     X(ERR_SYSTEM, -15, "a system call failed")                                           \
     X(ERR_NO_DEVICE, -16, "no usable GPU")                                               \
-    X(ERR_INTERNAL, -17, "internal error")
+    X(ERR_INTERNAL, -17, "internal error")                                              \
+    X(ERR_ORDER, -18, "read of data with puts still outstanding")                        \
+    X(ERR_THREAD, -19, "call from a thread the MPI thread level does not allow")
 
 typedef enum shoal_status {
 #define SHOAL__STATUS_ENUM(name, value, desc) SHOAL_##name = (value),
@@ -170,7 +172,9 @@ SHOAL_RMA_TYPES(SHOAL__TYPED_DECL)
 /* Names a status ("SHOAL_ERR_TIMEOUT: timed out waiting for other PEs"). */
 SHOAL_EXPORT const char *shoal_strerror(int status);
 /* The last error on this instance (or, for NULL, the last error of a call
- * that had no instance, such as a failed shoal_init); "" when none. */
+ * that had no instance, such as a failed shoal_init); "" when none. Per
+ * thread: a thread sees its own last error on sh (else the instance's last
+ * error); the text stays valid until this thread's next shoal call. */
 SHOAL_EXPORT const char *shoal_last_error(shoal_t sh);
 
 /* The transport used towards pe: "self", "shm", "cuda_ipc", "staged", "mpi_rma". */

@@ -1,7 +1,7 @@
 /* The public host API: argument checks, then one call into the runtime. */
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "shoal_check.h"
 
 #define SHOAL__ENTER(sh, call)                                                           \
     do {                                                                                 \
@@ -65,7 +65,9 @@ void *shoal_calloc(shoal_t sh, size_t count, size_t size)
 {
     SHOAL__ENTER_NULL(sh, "shoal_calloc");
     if (size != 0 && count > SIZE_MAX / size) {
-        shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_calloc", "count %zu times size %zu overflows", count, size);
+        /* Still collective: a PE whose peers asked for a real size learns of the mismatch. */
+        if (shoal__rendezvous(sh, "shoal_calloc", SHOAL__COLL_CALLOC, UINT64_MAX) == SHOAL_SUCCESS)
+            shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_calloc", "count %zu times size %zu overflows", count, size);
         return NULL;
     }
     return shoal__malloc(sh, "shoal_calloc", count * size, 0, true);
@@ -75,8 +77,9 @@ void *shoal_align(shoal_t sh, size_t alignment, size_t size)
 {
     SHOAL__ENTER_NULL(sh, "shoal_align");
     if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > SHOAL__HEAP_BASE_ALIGN) {
-        shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_align", "alignment %zu is not a power of two up to %zu",
-                     alignment, SHOAL__HEAP_BASE_ALIGN);
+        if (shoal__rendezvous(sh, "shoal_align", SHOAL__COLL_ALIGN_BAD, (uint64_t)size) == SHOAL_SUCCESS)
+            shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_align", "alignment %zu is not a power of two up to %zu",
+                         alignment, SHOAL__HEAP_BASE_ALIGN);
         return NULL;
     }
     return shoal__malloc(sh, "shoal_align", size, alignment, false);

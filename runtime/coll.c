@@ -1,14 +1,22 @@
 /* The collective rendezvous behind barriers, allocation and finalize:
  * intra-node in shared memory (C11 atomics), then one leader per node over
  * MPI, then release. Every PE publishes which collective it entered and with
- * what argument, so mismatched calls and missing PEs become clear errors. */
+ * what argument, so mismatched calls and missing PEs become clear errors.
+ *
+ * Every wait is bounded by SHOAL_TIMEOUT. A PE that gives up publishes it
+ * (SHOAL__COLL_GAVE_UP in its slot; a leader releases its node with the
+ * failure), so that a PE arriving late fails too instead of completing a
+ * collective the others have left. A timeout names the PEs that never
+ * arrived, the call each is in, and whether its process is gone; on another
+ * node, what that node's control block (read through MPI RMA) says. */
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "shoal_internal.h"
+#include "shoal_check.h"
 
 static const char *const shoal__coll_names[] = {
 #define SHOAL__COLL_STR(name, str) str,
@@ -18,6 +26,9 @@ static const char *const shoal__coll_names[] = {
 
 const char *shoal__coll_name(int coll)
 {
+    if (coll == SHOAL__COLL_CALLOC) return "shoal_calloc";
+    if (coll >= SHOAL__COLL_ALIGN_BASE && coll <= SHOAL__COLL_ALIGN_BAD) return "shoal_align";
+    if (coll == (int)SHOAL__COLL_GAVE_UP) return "a collective it gave up on (timeout)";
     if (coll < 0 || coll >= SHOAL__COLL_COUNT) return "an unknown call";
     return shoal__coll_names[coll];
 }
@@ -56,7 +67,8 @@ void shoal__wait_progress(shoal_t sh, unsigned *spins)
     shoal__wait_pause(spins);
 }
 
-/* Timeout bookkeeping of one wait. */
+/* Timeout bookkeeping of one wait (a leader's intra- and inter-node phases
+ * share one). */
 typedef struct shoal__deadline {
     double timeout; /* <= 0: forever */
     double start;
@@ -73,110 +85,343 @@ static bool shoal__expired(shoal__deadline_t *d)
     return shoal__now() - d->start > d->timeout;
 }
 
-/* Names the node PEs that never arrived at generation gen, with the last
- * collective each entered, e.g. "PE 3 (last in shoal_malloc)". */
-static size_t shoal__missing(shoal_t sh, uint64_t gen, char *buf, size_t len)
+/* ---------------------------------------------------------------- messages */
+
+/* A comma-separated list that stops, with "...", when its buffer is full. */
+typedef struct shoal__list {
+    char buf[320];
+    size_t len;
+    int count;
+    bool full;
+} shoal__list_t;
+
+__attribute__((format(printf, 2, 3))) static void shoal__list_add(shoal__list_t *l, const char *fmt, ...)
 {
-    size_t n = 0;
-    int count = 0;
-    buf[0] = '\0';
+    char item[160];
+    va_list ap;
+    int n;
+
+    l->count++;
+    if (l->full) return;
+    va_start(ap, fmt);
+    n = vsnprintf(item, sizeof(item), fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (l->len + (size_t)n + 8 >= sizeof(l->buf)) {
+        l->len += (size_t)snprintf(l->buf + l->len, sizeof(l->buf) - l->len, "%s...", l->len ? ", " : "");
+        l->full = true;
+        return;
+    }
+    l->len += (size_t)snprintf(l->buf + l->len, sizeof(l->buf) - l->len, "%s%s", l->len ? ", " : "", item);
+}
+
+/* What the rendezvous at generation gen learned about its PEs. */
+typedef struct shoal__who {
+    shoal__list_t missing; /* never arrived */
+    shoal__list_t other;   /* arrived in another collective */
+    shoal__list_t gave_up; /* arrived, then gave up (timed out) */
+} shoal__who_t;
+
+/* File PE pe, whose slot holds (arrived, coll), into who. */
+static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived, uint32_t coll, uint64_t gen,
+                           int my_coll)
+{
+    char node[32] = "";
+
+    if (sh->n_nodes > 1) snprintf(node, sizeof(node), "node %d, ", sh->pe_node[pe]);
+    if (arrived >= gen) {
+        if (coll == SHOAL__COLL_GAVE_UP)
+            shoal__list_add(&w->gave_up, "PE %d", pe);
+        else if (coll != (uint32_t)my_coll)
+            shoal__list_add(&w->other, "PE %d (%sin %s)", pe, node, shoal__coll_name((int)coll));
+        return;
+    }
+    if (shoal__pe_gone(sh, pe)) {
+        shoal__list_add(&w->missing, "PE %d (%sits process %d has exited or was killed)", pe, node,
+                        shoal__side(sh)->pe_pid[pe]);
+    } else if (coll == SHOAL__COLL_GAVE_UP) {
+        shoal__list_add(&w->missing, "PE %d (%sgave up on an earlier collective after a timeout)", pe, node);
+    } else if (arrived == 0) {
+        shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; none since shoal_init)", pe,
+                        node);
+    } else {
+        shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; the last it entered was %s)",
+                        pe, node, shoal__coll_name((int)coll));
+    }
+}
+
+/* The PEs of my node, from the control block in shared memory. */
+static void shoal__who_local(shoal_t sh, shoal__who_t *w, uint64_t gen, int coll)
+{
     for (int r = 0; r < sh->node_size; r++) {
         shoal__pe_slot_t *s = &sh->ctrl->slot[r];
         uint64_t a = atomic_load_explicit(&s->arrived, memory_order_acquire);
-        if (a >= gen) continue;
-        if (n < len)
-            n += (size_t)snprintf(buf + n, len - n, "%sPE %d (%s%s)", count ? ", " : "", sh->node_pes[r],
-                                  a == 0 ? "never entered a collective" : "last in ",
-                                  a == 0 ? "" : shoal__coll_name((int)atomic_load(&s->coll)));
-        count++;
+        if (sh->node_pes[r] == sh->my_pe) continue;
+        shoal__who_add(sh, w, sh->node_pes[r], a, atomic_load_explicit(&s->coll, memory_order_relaxed), gen, coll);
     }
-    return (size_t)count;
 }
 
-static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t gen, bool inter)
+/* "PEs 2-3, 6" for the PEs of node k. */
+static void shoal__node_pes_str(shoal_t sh, int k, char *buf, size_t len)
 {
-    char who[384];
-    size_t missing = shoal__missing(sh, gen, who, sizeof(who));
+    size_t n = 0;
+    int first = -1, count = 0;
+
+    buf[0] = '\0';
+    for (int p = 0; p <= sh->n_pes && n < len; p++) {
+        bool in = p < sh->n_pes && sh->pe_node[p] == k;
+        if (in && first < 0) first = p;
+        if (!in && first >= 0) {
+            n += (size_t)snprintf(buf + n, len - n, "%s%d", count ? ", " : "", first);
+            if (p - 1 > first) n += (size_t)snprintf(buf + n, len - n, "-%d", p - 1);
+            count++;
+            first = -1;
+        }
+    }
+}
+
+/* The PEs of the other nodes: each node's control block, read from its
+ * leader through the diagnostic window, all at once and for at most a
+ * second (a leader that is gone may never answer). */
+static void shoal__who_remote(shoal_t sh, shoal__who_t *w, uint64_t gen, int coll)
+{
+    shoal__side_t *sd = shoal__side(sh);
+    size_t slot0 = offsetof(shoal__node_ctrl_t, slot);
+    int n_nodes = sh->n_nodes, pending = 0;
+    MPI_Request *req;
+    char **buf;
+    int *leader, *size;
+    double end;
+
+    if (sd == NULL || sd->diag_win == MPI_WIN_NULL) return;
+    req = calloc((size_t)n_nodes, sizeof(*req));
+    buf = calloc((size_t)n_nodes, sizeof(*buf));
+    leader = calloc((size_t)n_nodes, sizeof(*leader));
+    size = calloc((size_t)n_nodes, sizeof(*size));
+    if (!req || !buf || !leader || !size) goto out;
+    for (int p = sh->n_pes - 1; p >= 0; p--) {
+        leader[sh->pe_node[p]] = p; /* the lowest PE of a node leads it */
+        size[sh->pe_node[p]]++;
+    }
+    for (int k = 0; k < n_nodes; k++) {
+        size_t bytes = slot0 + (size_t)size[k] * sizeof(shoal__pe_slot_t);
+        req[k] = MPI_REQUEST_NULL;
+        if (k == sh->node_id) continue;
+        buf[k] = malloc(bytes);
+        if (buf[k] == NULL || MPI_Rget(buf[k], (int)bytes, MPI_BYTE, leader[k], 0, (int)bytes, MPI_BYTE, sd->diag_win,
+                                       &req[k]) != MPI_SUCCESS) {
+            free(buf[k]);
+            buf[k] = NULL;
+            req[k] = MPI_REQUEST_NULL;
+            continue;
+        }
+        pending++;
+    }
+    end = shoal__now() + (sh->cfg.timeout > 0 && sh->cfg.timeout < 1 ? sh->cfg.timeout : 1.0);
+    while (pending > 0 && shoal__now() < end) {
+        for (int k = 0; k < n_nodes; k++) {
+            int done = 0;
+            if (req[k] == MPI_REQUEST_NULL) continue;
+            if (MPI_Test(&req[k], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                req[k] = MPI_REQUEST_NULL; /* failed: the buffer stays MPI's */
+                buf[k] = NULL;
+                pending--;
+            } else if (done) {
+                pending--;
+            }
+        }
+        if (pending > 0) sched_yield();
+    }
+    for (int k = 0; k < n_nodes; k++) {
+        char pes[96];
+        if (k == sh->node_id) continue;
+        if (buf[k] == NULL || req[k] != MPI_REQUEST_NULL) {
+            /* No answer: MPI may still write the buffer, so it is left to it. */
+            shoal__node_pes_str(sh, k, pes, sizeof(pes));
+            shoal__list_add(&w->missing, "PEs %s (node %d; its leader PE %d did not answer)", pes, k, leader[k]);
+            buf[k] = NULL;
+            continue;
+        }
+        for (int p = 0; p < sh->n_pes; p++) {
+            shoal__pe_slot_t *s;
+            if (sh->pe_node[p] != k) continue;
+            s = (shoal__pe_slot_t *)(buf[k] + slot0) + sh->pe_node_rank[p];
+            shoal__who_add(sh, w, p, atomic_load_explicit(&s->arrived, memory_order_relaxed),
+                           atomic_load_explicit(&s->coll, memory_order_relaxed), gen, coll);
+        }
+        free(buf[k]);
+    }
+out:
+    free(req);
+    free(buf);
+    free(leader);
+    free(size);
+}
+
+/* Give up on the collective at gen: say so in my slot (late PEs then fail
+ * too) and explain who is missing. The instance is broken from here. */
+static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t gen)
+{
+    shoal__who_t *w = calloc(1, sizeof(*w));
+    char what[700], pes[96];
+    size_t n = 0;
+    int rc;
+
     sh->broken = true;
-    if (missing)
-        return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
-                            "timed out after %g s in %s: PEs that never arrived: %s; a collective must be "
-                            "called by every PE (is it inside a branch only some PEs take?)",
-                            sh->cfg.timeout, shoal__coll_name(coll), who);
-    return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
-                        "timed out after %g s in %s: every PE of node %d arrived, but %s on other nodes did not; "
-                        "a collective must be called by every PE",
-                        sh->cfg.timeout, shoal__coll_name(coll), sh->node_id,
-                        inter ? "some PEs" : "the node leader waits for PEs");
+    atomic_store_explicit(&sh->ctrl->slot[sh->node_rank].coll, SHOAL__COLL_GAVE_UP, memory_order_release);
+    if (w == NULL)
+        return shoal__error(sh, SHOAL_ERR_TIMEOUT, call, "timed out after %g s in %s", sh->cfg.timeout,
+                            shoal__coll_name(coll));
+    shoal__who_local(sh, w, gen, coll);
+    if (w->missing.count == 0 && sh->n_nodes > 1) {
+        shoal__node_pes_str(sh, sh->node_id, pes, sizeof(pes));
+        n += (size_t)snprintf(what + n, sizeof(what) - n, "every PE of node %d (PEs %s) arrived; ", sh->node_id, pes);
+        shoal__who_remote(sh, w, gen, coll);
+    }
+    if (w->missing.count)
+        n += (size_t)snprintf(what + n, sizeof(what) - n, "PEs that never arrived: %s; ", w->missing.buf);
+    if (w->other.count && n < sizeof(what))
+        n += (size_t)snprintf(what + n, sizeof(what) - n, "PEs in another collective: %s; ", w->other.buf);
+    if (w->gave_up.count && n < sizeof(what))
+        n += (size_t)snprintf(what + n, sizeof(what) - n,
+                              "PEs that gave up waiting (timed out) before this PE got through: %s; ",
+                              w->gave_up.buf);
+    if (w->missing.count + w->other.count + w->gave_up.count == 0 && n < sizeof(what))
+        n += (size_t)snprintf(what + n, sizeof(what) - n, "no PE was found missing; ");
+    free(w);
+    rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                      "timed out after %g s in %s: %severy PE must make the same collective calls in the same order "
+                      "(is this one in a branch only some PEs take? did a PE exit?); only shoal_finalize is "
+                      "possible now",
+                      sh->cfg.timeout, shoal__coll_name(coll), what);
+    return rc;
+}
+
+/* "shoal_malloc(1024 bytes)": a PE's call and argument, for mismatch messages. */
+static void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
+{
+    unsigned long long a = (unsigned long long)arg;
+    if (coll == SHOAL__COLL_MALLOC)
+        snprintf(buf, len, "shoal_malloc(%llu bytes)", a);
+    else if (coll == SHOAL__COLL_CALLOC && arg == UINT64_MAX)
+        snprintf(buf, len, "shoal_calloc(count * size overflows)");
+    else if (coll == SHOAL__COLL_CALLOC)
+        snprintf(buf, len, "shoal_calloc(%llu bytes)", a);
+    else if (coll == SHOAL__COLL_ALIGN_BAD)
+        snprintf(buf, len, "shoal_align(an invalid alignment, %llu bytes)", a);
+    else if (coll >= SHOAL__COLL_ALIGN_BASE && coll < SHOAL__COLL_ALIGN_BAD)
+        snprintf(buf, len, "shoal_align(%llu, %llu bytes)", 1ull << (coll - SHOAL__COLL_ALIGN_BASE), a);
+    else if (coll == SHOAL__COLL_FREE && arg == (uint64_t)SIZE_MAX)
+        snprintf(buf, len, "shoal_free(a pointer not from shoal_malloc)");
+    else if (coll == SHOAL__COLL_FREE)
+        snprintf(buf, len, "shoal_free(heap offset %llu)", a);
+    else
+        snprintf(buf, len, "%s", shoal__coll_name((int)coll));
+}
+
+/* Wait for a non-blocking collective for at most the instance's timeout.
+ * false: it did not complete (or failed); the request is abandoned. */
+static bool shoal__wait_request(shoal_t sh, MPI_Request *req)
+{
+    shoal__deadline_t dl = {.timeout = sh->cfg.timeout};
+    unsigned spins = 0;
+    int done = 0;
+
+    for (;;) {
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+        if (done) return true;
+        if (shoal__expired(&dl)) return false;
+        shoal__wait_pause(&spins);
+    }
 }
 
 /* After a mismatch every PE is here: gather what each called and say it. */
 static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_t arg)
 {
-    unsigned long long mine[2] = {(unsigned long long)coll, (unsigned long long)arg}, *all;
-    char msg[512];
+    uint64_t *all = malloc(2 * sizeof(*all) * ((size_t)sh->n_pes + 1));
+    MPI_Request req;
+    char msg[512], one[96];
     size_t n = 0;
     int shown = 0;
 
-    all = malloc(2 * sizeof(*all) * (size_t)sh->n_pes);
-    if (all == NULL || MPI_Allgather(mine, 2, MPI_UNSIGNED_LONG_LONG, all, 2, MPI_UNSIGNED_LONG_LONG, sh->comm) != MPI_SUCCESS) {
+    if (all == NULL)
+        return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
+                            "PEs entered different collectives or passed different arguments");
+    all[0] = (uint64_t)coll;
+    all[1] = arg;
+    if (MPI_Iallgather(all, 2, MPI_UINT64_T, all + 2, 2, MPI_UINT64_T, sh->comm, &req) != MPI_SUCCESS) {
         free(all);
         return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                             "PEs entered different collectives or passed different arguments");
     }
+    if (!shoal__wait_request(sh, &req)) {
+        /* all stays MPI's. A PE gave up between the check and here. */
+        sh->broken = true;
+        return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
+                            "PEs entered different collectives or passed different arguments (this PE: %s), and "
+                            "some PE stopped answering; the instance can only be finalized now",
+                            (shoal__call_str((uint64_t)coll, arg, one, sizeof(one)), one));
+    }
     for (int p = 0; p < sh->n_pes && n < sizeof(msg); p++) {
+        const uint64_t *e = all + 2 + 2 * p;
         /* Show PE 0 and every PE that differs from it, up to a screenful. */
-        if (p > 0 && all[2 * p] == all[0] && all[2 * p + 1] == all[1]) continue;
+        if (p > 0 && e[0] == all[2] && e[1] == all[3]) continue;
         if (shown++ == 12) {
             n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; ...");
             break;
         }
-        if (all[2 * p] == SHOAL__COLL_MALLOC)
-            n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%sPE %d: %s(%llu bytes)", p ? "; " : "", p,
-                                  shoal__coll_name((int)all[2 * p]), all[2 * p + 1]);
-        else if (all[2 * p] == SHOAL__COLL_FREE && all[2 * p + 1] == (unsigned long long)SIZE_MAX)
-            n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%sPE %d: %s(a pointer not from shoal_malloc)",
-                                  p ? "; " : "", p, shoal__coll_name((int)all[2 * p]));
-        else if (all[2 * p] == SHOAL__COLL_FREE)
-            n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%sPE %d: %s(heap offset %llu)", p ? "; " : "", p,
-                                  shoal__coll_name((int)all[2 * p]), all[2 * p + 1]);
-        else
-            n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%sPE %d: %s", p ? "; " : "", p,
-                                  shoal__coll_name((int)all[2 * p]));
+        shoal__call_str(e[0], e[1], one, sizeof(one));
+        n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%sPE %d: %s", p ? "; " : "", p, one);
     }
     free(all);
     return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                         "PEs disagree on a collective call (%s); every PE must make the same collective calls "
-                        "with the same sizes, in the same order",
+                        "with the same sizes, in the same order; nothing was allocated or freed",
                         msg);
 }
 
 /* Leaders agree across nodes: is everybody in the same call with the same
- * argument? A non-blocking allreduce, polled so the wait can time out. */
-static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t arg, int *verdict_p)
+ * argument? A non-blocking allreduce, polled so the wait can time out.
+ * Minimum of (ok, coll, ~coll, arg, ~arg): all equal iff min(x) == ~min(~x).
+ * Its buffers live in the side state: a timed-out request keeps them. */
+static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t arg, int *verdict_p,
+                             shoal__deadline_t *dl)
 {
-    long long in[5] = {*verdict_p ? -1 : 0, coll, -(long long)coll, (long long)arg, -(long long)arg}, out[5];
-    shoal__deadline_t dl = {.timeout = sh->cfg.timeout};
+    shoal__side_t *sd = shoal__side(sh);
+    uint64_t local[10], *in = sd && sd->coll_buf ? sd->coll_buf : local, *out = in + 5;
     MPI_Request req;
     unsigned spins = 0;
     int rc = SHOAL_SUCCESS, done = 0;
 
-    SHOAL__MPI_CHECK(sh, call, MPI_Iallreduce(in, out, 5, MPI_LONG_LONG, MPI_MIN, sh->leader_comm, &req));
+    in[0] = *verdict_p ? 0 : 1;
+    in[1] = (uint64_t)coll;
+    in[2] = ~(uint64_t)coll;
+    in[3] = arg;
+    in[4] = ~arg;
+    SHOAL__MPI_CHECK(sh, call, MPI_Iallreduce(in, out, 5, MPI_UINT64_T, MPI_MIN, sh->leader_comm, &req));
     for (;;) {
         SHOAL__MPI_CHECK(sh, call, MPI_Test(&req, &done, MPI_STATUS_IGNORE));
         if (done) break;
-        if (shoal__expired(&dl)) {
-            /* The request cannot be cancelled; the instance is broken from here. */
-            return shoal__timeout_error(sh, call, coll, sh->gen, true);
+        if (shoal__expired(dl)) {
+            /* The request cannot be cancelled: it keeps the buffers. */
+            if (in != local) sd->coll_buf = NULL;
+            return shoal__timeout_error(sh, call, coll, sh->gen);
         }
         shoal__wait_pause(&spins);
     }
-    if (out[0] < 0 || out[1] != -out[2] || out[3] != -out[4]) *verdict_p = SHOAL_ERR_NOT_SYMMETRIC;
+    if (out[0] == 0 || out[1] != ~out[2] || out[3] != ~out[4]) *verdict_p = SHOAL_ERR_NOT_SYMMETRIC;
 out:
     return rc;
 }
 
-int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
+/* Release my node with the outcome of generation gen. */
+static void shoal__release(shoal_t sh, uint64_t gen, int verdict)
+{
+    atomic_store_explicit(&sh->ctrl->verdict, verdict, memory_order_relaxed);
+    atomic_store_explicit(&sh->ctrl->release, gen, memory_order_release);
+}
+
+static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t arg)
 {
     shoal__node_ctrl_t *c = sh->ctrl;
     shoal__pe_slot_t *me;
@@ -198,40 +443,73 @@ int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
     if (sh->node_rank == 0) {
         for (int r = 1; r < sh->node_size; r++) {
             shoal__pe_slot_t *s = &c->slot[r];
+            uint32_t other;
             while (atomic_load_explicit(&s->arrived, memory_order_acquire) < gen) {
-                if (shoal__expired(&dl)) return shoal__timeout_error(sh, call, coll, gen, false);
+                /* It gave up on an earlier collective: it will not come. */
+                if (shoal__expired(&dl) ||
+                    atomic_load_explicit(&s->coll, memory_order_relaxed) == SHOAL__COLL_GAVE_UP) {
+                    rc = shoal__timeout_error(sh, call, coll, gen);
+                    shoal__release(sh, gen, rc);
+                    return rc;
+                }
                 shoal__wait_progress(sh, &spins);
             }
-            if (atomic_load_explicit(&s->coll, memory_order_relaxed) != (uint32_t)coll ||
-                atomic_load_explicit(&s->arg, memory_order_relaxed) != arg)
+            other = atomic_load_explicit(&s->coll, memory_order_relaxed);
+            if (other == SHOAL__COLL_GAVE_UP) {
+                /* It waited for me in vain and left: I am late. */
+                rc = shoal__timeout_error(sh, call, coll, gen);
+                shoal__release(sh, gen, rc);
+                return rc;
+            }
+            if (other != (uint32_t)coll || atomic_load_explicit(&s->arg, memory_order_relaxed) != arg)
                 verdict = SHOAL_ERR_NOT_SYMMETRIC;
         }
         if (sh->n_nodes > 1) {
-            rc = shoal__inter_node(sh, call, coll, arg, &verdict);
+            rc = shoal__inter_node(sh, call, coll, arg, &verdict, &dl);
             if (rc != SHOAL_SUCCESS) {
                 sh->broken = true;
                 /* Release the node with the failure so nobody waits forever. */
-                atomic_store_explicit(&c->verdict, rc, memory_order_relaxed);
-                atomic_store_explicit(&c->release, gen, memory_order_release);
+                shoal__release(sh, gen, rc);
                 return rc;
             }
         }
-        atomic_store_explicit(&c->verdict, verdict, memory_order_relaxed);
-        atomic_store_explicit(&c->release, gen, memory_order_release);
+        shoal__release(sh, gen, verdict);
     } else {
+        /* A little longer than the leader, so that a leader that is here
+         * decides, and its node agrees. */
+        dl.timeout += dl.timeout < 4 ? dl.timeout / 4 : 1;
         while (atomic_load_explicit(&c->release, memory_order_acquire) < gen) {
-            if (shoal__expired(&dl)) return shoal__timeout_error(sh, call, coll, gen, false);
+            if (shoal__expired(&dl) ||
+                atomic_load_explicit(&c->slot[0].coll, memory_order_relaxed) == SHOAL__COLL_GAVE_UP)
+                return shoal__timeout_error(sh, call, coll, gen);
             shoal__wait_progress(sh, &spins);
         }
         verdict = atomic_load_explicit(&c->verdict, memory_order_relaxed);
     }
     if (verdict == SHOAL_ERR_NOT_SYMMETRIC) return shoal__mismatch_error(sh, call, coll, arg);
+    if (verdict == SHOAL_ERR_TIMEOUT) return shoal__timeout_error(sh, call, coll, gen);
     if (verdict != SHOAL_SUCCESS) {
         sh->broken = true;
+        atomic_store_explicit(&me->coll, SHOAL__COLL_GAVE_UP, memory_order_release);
         return shoal__error(sh, verdict, call, "the node leader (PE %d) failed in %s: %s", sh->node_pes[0],
                             shoal__coll_name(coll), shoal_strerror(verdict));
     }
     return SHOAL_SUCCESS;
+}
+
+int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
+{
+    shoal__side_t *sd;
+    bool held = false;
+    int rc;
+
+    if (SHOAL__LIKELY(sh->cfg.check != SHOAL_CHECK_FULL) || (sd = shoal__side(sh)) == NULL)
+        return shoal__rendezvous_do(sh, call, coll, arg);
+    rc = shoal__side_enter(sh, sd, call, true, &held);
+    if (rc != SHOAL_SUCCESS) return rc;
+    rc = shoal__rendezvous_do(sh, call, coll, arg);
+    shoal__side_leave(sd, true, held);
+    return rc;
 }
 
 int shoal__barrier_all(shoal_t sh)

@@ -1,12 +1,32 @@
-/* Statuses, their strings and the last-error messages. */
+/* Statuses, their strings and the last-error messages.
+ *
+ * Last errors are per thread, so that threads of one PE (MPI_THREAD_MULTIPLE)
+ * each read their own: a thread's last error on an instance is kept in a
+ * thread-local slot; the instance's own copy (sh->err, under a lock) serves a
+ * thread that never failed on it. shoal_last_error hands out thread-local
+ * text only, which no other thread overwrites. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "shoal_check.h"
+
+#define SHOAL__ERR_LEN 768
 
 /* Last error of calls made without a live instance (shoal_init, NULL handles). */
-static _Thread_local char shoal__global_err[768];
+static _Thread_local char shoal__global_err[SHOAL__ERR_LEN];
+/* This thread's last error on an instance, and which one. */
+static _Thread_local struct {
+    shoal_t sh;
+    char msg[SHOAL__ERR_LEN];
+} shoal__thread_err;
+/* A copy of another instance's sh->err, made for this thread. */
+static _Thread_local char shoal__thread_view[SHOAL__ERR_LEN];
+/* Guards every instance's sh->err (errors are rare: one lock is enough). */
+static pthread_mutex_t shoal__err_lock = PTHREAD_MUTEX_INITIALIZER;
+
+_Static_assert(sizeof(((struct shoal_instance *)0)->err) == SHOAL__ERR_LEN, "sh->err size");
 
 const char *shoal_strerror(int status)
 {
@@ -24,14 +44,26 @@ const char *shoal_strerror(int status)
 const char *shoal_last_error(shoal_t sh)
 {
     if (sh == NULL || sh->magic != SHOAL__MAGIC_LIVE) return shoal__global_err;
-    return sh->err;
+    if (shoal__thread_err.sh == sh) return shoal__thread_err.msg;
+    pthread_mutex_lock(&shoal__err_lock);
+    memcpy(shoal__thread_view, sh->err, sizeof(shoal__thread_view));
+    pthread_mutex_unlock(&shoal__err_lock);
+    return shoal__thread_view;
+}
+
+void shoal__error_forget(shoal_t sh)
+{
+    if (shoal__thread_err.sh == sh) {
+        shoal__thread_err.sh = NULL;
+        shoal__thread_err.msg[0] = '\0';
+    }
 }
 
 int shoal__error(shoal_t sh, int status, const char *call, const char *fmt, ...)
 {
     bool live = sh != NULL && sh->magic == SHOAL__MAGIC_LIVE;
-    char *buf = live ? sh->err : shoal__global_err;
-    size_t len = live ? sizeof(sh->err) : sizeof(shoal__global_err);
+    char *buf = live ? shoal__thread_err.msg : shoal__global_err;
+    size_t len = SHOAL__ERR_LEN;
     int n;
     va_list ap;
 
@@ -45,6 +77,12 @@ int shoal__error(shoal_t sh, int status, const char *call, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf + n, len - (size_t)n, fmt, ap);
     va_end(ap);
+    if (live) {
+        shoal__thread_err.sh = sh;
+        pthread_mutex_lock(&shoal__err_lock);
+        memcpy(sh->err, buf, sizeof(sh->err));
+        pthread_mutex_unlock(&shoal__err_lock);
+    }
     SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_ALL, "%s (%s)", buf, shoal_strerror(status));
     return status;
 }

@@ -46,6 +46,16 @@ int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int 
     (void)pe, (void)off, (void)dst, (void)n, (void)nbi;
     return shoal__no_cuda(sh, "shoal_get");
 }
+int shoal__gpu_rma_quiet(shoal_t sh)
+{
+    (void)sh;
+    return SHOAL_SUCCESS;
+}
+bool shoal__gpu_rma_ready(shoal_t sh)
+{
+    (void)sh;
+    return false;
+}
 
 #else /* SHOAL_HAVE_CUDA */
 #include <cuda.h>
@@ -340,14 +350,4 @@ out:
     return rc;
 }
 
-int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
-{
-    (void)off, (void)src, (void)n, (void)nbi;
-    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_put", "GPU heap of PE %d is not reachable over MPI RMA", pe);
-}
-int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
-{
-    (void)off, (void)dst, (void)n, (void)nbi;
-    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_get", "GPU heap of PE %d is not reachable over MPI RMA", pe);
-}
 #endif

@@ -1,16 +1,30 @@
 /* Collective allocation on the symmetric heap. The rendezvous checks that
- * every PE asked for the same size (or freed the same block) before the
- * deterministic allocator runs, so offsets stay identical everywhere. */
+ * every PE made the same call (shoal_malloc, shoal_calloc, or shoal_align
+ * with the same alignment) for the same size, or freed the same block,
+ * before the deterministic allocator runs, so offsets stay identical
+ * everywhere; on a mismatch nothing is allocated or freed anywhere. */
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "shoal_check.h"
+
+/* The collective kind of an allocation: calls that would place a block
+ * differently must not pass the symmetry check together. */
+static int shoal__malloc_coll(size_t align, bool zero)
+{
+    int log2 = 0;
+    if (zero) return SHOAL__COLL_CALLOC;
+    if (align == 0) return SHOAL__COLL_MALLOC;
+    while (((size_t)1 << log2) < align && log2 < 62) log2++;
+    return SHOAL__COLL_ALIGN(log2);
+}
 
 void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero)
 {
+    int coll = shoal__malloc_coll(align, zero);
     size_t off = 0;
     int rc, status;
 
-    rc = shoal__rendezvous(sh, call, SHOAL__COLL_MALLOC, (uint64_t)size);
+    rc = shoal__rendezvous(sh, call, coll, (uint64_t)size);
     if (rc != SHOAL_SUCCESS) return NULL;
     if (size == 0) return NULL;
     status = shoal__alloc_get(&sh->alloc, size, align, &off);
@@ -35,7 +49,7 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
             memset(sh->heap_base + off, 0, size);
         }
         /* Nobody may put into it before every PE zeroed its copy. */
-        if (shoal__rendezvous(sh, call, SHOAL__COLL_MALLOC, size) != SHOAL_SUCCESS) return NULL;
+        if (shoal__rendezvous(sh, call, coll, size) != SHOAL_SUCCESS) return NULL;
     }
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_HEAP, "%s(%zu) -> offset %zu", call, size, off);
     return sh->heap_base + off;

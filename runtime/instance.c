@@ -1,12 +1,15 @@
 /* Instance lifecycle: bootstrap on the caller's communicator, node
  * discovery, heap creation, transport selection, finalize (also from
  * MPI_Finalize through an attribute on MPI_COMM_SELF). */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "shoal_internal.h"
+#include "shoal_check.h"
 
 /* Every instance ever created stays on this list: a finalized handle keeps
  * its (small) struct, marked dead, so later calls on it fail cleanly
@@ -27,6 +30,224 @@ static void shoal__registry_add_locked(struct shoal__reg *r, shoal_t sh)
     r->sh = sh;
     r->next = shoal__registry;
     shoal__registry = r;
+}
+
+_Atomic int shoal__thread_level = -1;
+
+const char *shoal__thread_level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "an unknown MPI thread level";
+    }
+}
+
+/* ---------------------------------------------------------------- side state */
+
+/* Every side state ever made, newest first; entries are never freed (like
+ * finalized instances), only handed to the next instance, so lookups walk
+ * the list without a lock. */
+static _Atomic(shoal__side_t *) shoal__sides;
+/* One address per thread: who is inside an instance. */
+static _Thread_local char shoal__thread_token;
+/* Last lookup of this thread. */
+static _Thread_local struct {
+    shoal_t sh;
+    shoal__side_t *sd;
+} shoal__side_cache;
+
+shoal__side_t *shoal__side(shoal_t sh)
+{
+    shoal__side_t *sd = shoal__side_cache.sd;
+
+    if (sd != NULL && shoal__side_cache.sh == sh && atomic_load_explicit(&sd->sh, memory_order_acquire) == sh)
+        return sd;
+    for (sd = atomic_load_explicit(&shoal__sides, memory_order_acquire); sd; sd = sd->next) {
+        if (atomic_load_explicit(&sd->sh, memory_order_acquire) == sh) {
+            shoal__side_cache.sh = sh;
+            shoal__side_cache.sd = sd;
+            return sd;
+        }
+    }
+    return NULL;
+}
+
+/* A free entry, or a new one on the list, now owned by sh. */
+static shoal__side_t *shoal__side_claim(shoal_t sh)
+{
+    shoal__side_t *sd;
+
+    for (sd = atomic_load_explicit(&shoal__sides, memory_order_acquire); sd; sd = sd->next) {
+        shoal_t none = NULL;
+        if (atomic_compare_exchange_strong(&sd->sh, &none, sh)) return sd;
+    }
+    sd = calloc(1, sizeof(*sd));
+    if (sd == NULL) return NULL;
+    pthread_mutex_init(&sd->lock, NULL);
+    atomic_init(&sd->sh, sh);
+    sd->next = atomic_load_explicit(&shoal__sides, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak(&shoal__sides, &sd->next, sd)) {
+    }
+    return sd;
+}
+
+/* pid of every PE that runs on this host (0 elsewhere), so that a timeout can
+ * tell a PE that is elsewhere in the program from one whose process is gone.
+ * Hosts are MPI's shared-memory domains, whatever SHOAL_NODE_SIZE says. */
+static int shoal__pids_gather(shoal_t sh, shoal__side_t *sd)
+{
+    static const char *call = "shoal_init";
+    MPI_Comm host = MPI_COMM_NULL;
+    MPI_Group g_host = MPI_GROUP_NULL, g_comm = MPI_GROUP_NULL;
+    int mine[2] = {(int)getpid(), 0}, *all = NULL, zero = 0, rc = SHOAL_SUCCESS;
+    bool visible = true;
+
+    all = malloc(2 * sizeof(int) * (size_t)sh->n_pes);
+    if (all == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_split_type(sh->comm, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &host));
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_group(host, &g_host));
+    SHOAL__MPI_CHECK(sh, call, MPI_Comm_group(sh->comm, &g_comm));
+    SHOAL__MPI_CHECK(sh, call, MPI_Group_translate_ranks(g_host, 1, &zero, g_comm, &mine[1]));
+    SHOAL__MPI_CHECK(sh, call, MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, sh->comm));
+    for (int p = 0; p < sh->n_pes; p++) {
+        sd->pe_pid[p] = all[2 * p + 1] == mine[1] ? all[2 * p] : 0;
+        /* Another pid namespace on one host (containers): no liveness checks. */
+        if (sd->pe_pid[p] > 0 && kill((pid_t)sd->pe_pid[p], 0) != 0 && errno == ESRCH) visible = false;
+    }
+    if (!visible) memset(sd->pe_pid, 0, sizeof(int) * (size_t)sh->n_pes);
+out:
+    free(all);
+    if (g_host != MPI_GROUP_NULL) MPI_Group_free(&g_host);
+    if (g_comm != MPI_GROUP_NULL) MPI_Group_free(&g_comm);
+    if (host != MPI_COMM_NULL) MPI_Comm_free(&host);
+    return rc;
+}
+
+int shoal__side_create(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    shoal__side_t *sd = shoal__side_claim(sh);
+    int rc = SHOAL_SUCCESS;
+
+    if (sd == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    sd->diag_win = MPI_WIN_NULL;
+    sd->n_puts = 0;
+    sd->puts_overflow = false;
+    atomic_store(&sd->owner, 0);
+    atomic_store(&sd->coll_owner, 0);
+    atomic_store(&sd->owner_call, NULL);
+    sd->pe_pid = calloc((size_t)sh->n_pes, sizeof(int));
+    sd->coll_buf = calloc(16, sizeof(uint64_t));
+    if (sd->pe_pid == NULL || sd->coll_buf == NULL) {
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+        goto out;
+    }
+    SHOAL__CHECK(shoal__pids_gather(sh, sd));
+    /* With several nodes, a PE that times out reads the other nodes'
+     * control blocks to name who is missing there. */
+    if (sh->n_nodes > 1) {
+        MPI_Aint bytes = sh->node_rank == 0 ? (MPI_Aint)(sizeof(shoal__node_ctrl_t) +
+                                                         (size_t)sh->node_size * sizeof(shoal__pe_slot_t))
+                                            : 0;
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_create(sh->node_rank == 0 ? (void *)sh->ctrl : NULL, bytes, 1, MPI_INFO_NULL,
+                                                  sh->comm, &sd->diag_win));
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(sd->diag_win, MPI_ERRORS_RETURN));
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, sd->diag_win));
+    }
+out:
+    return rc;
+}
+
+void shoal__side_destroy(shoal_t sh)
+{
+    shoal__side_t *sd = shoal__side(sh);
+
+    if (sd == NULL) return;
+    if (sd->diag_win != MPI_WIN_NULL && !sh->broken) {
+        MPI_Win_unlock_all(sd->diag_win);
+        MPI_Win_free(&sd->diag_win);
+    }
+    sd->diag_win = MPI_WIN_NULL; /* broken: left to MPI, peers are out of step */
+    free(sd->pe_pid);
+    /* A broken instance may have left an allreduce on these: MPI keeps them. */
+    if (!sh->broken) free(sd->coll_buf);
+    free(sd->puts);
+    sd->pe_pid = NULL;
+    sd->coll_buf = NULL;
+    sd->puts = NULL;
+    sd->n_puts = sd->cap_puts = 0;
+    atomic_store_explicit(&sd->sh, NULL, memory_order_release);
+}
+
+int shoal__side_enter(shoal_t sh, shoal__side_t *sd, const char *call, bool coll, bool *held_p)
+{
+    uintptr_t me = (uintptr_t)&shoal__thread_token, cur = 0;
+    int level = atomic_load_explicit(&shoal__thread_level, memory_order_relaxed);
+    _Atomic uintptr_t *owner;
+
+    *held_p = false;
+    if (level == MPI_THREAD_FUNNELED) {
+        int is_main = 1;
+        MPI_Is_thread_main(&is_main);
+        if (!is_main)
+            return shoal__error(sh, SHOAL_ERR_THREAD, call,
+                                "called from a thread other than the main one, but MPI was initialized with "
+                                "MPI_THREAD_FUNNELED: only the main thread may call shoal (or use "
+                                "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE)");
+    }
+    if (level == MPI_THREAD_MULTIPLE && !coll) return SHOAL_SUCCESS;
+    owner = level == MPI_THREAD_MULTIPLE ? &sd->coll_owner : &sd->owner;
+    if (!atomic_compare_exchange_strong(owner, &cur, me)) {
+        const char *other = atomic_load(&sd->owner_call);
+        if (cur == me) return SHOAL_SUCCESS; /* nested, e.g. a barrier's quiet */
+        if (level == MPI_THREAD_MULTIPLE)
+            return shoal__error(sh, SHOAL_ERR_THREAD, call,
+                                "another thread of this PE is inside a collective (%s) on this instance: collectives "
+                                "must be called by one thread at a time, in the same order on every PE",
+                                other ? other : "?");
+        return shoal__error(sh, SHOAL_ERR_THREAD, call,
+                            "another thread of this PE is inside %s on this instance at the same time, but MPI was "
+                            "initialized with %s, which allows one thread at a time: serialize the calls, or "
+                            "initialize MPI with MPI_THREAD_MULTIPLE (threads may then put, get and quiet at once)",
+                            other ? other : "a shoal call", shoal__thread_level_name(level));
+    }
+    atomic_store(&sd->owner_call, call);
+    *held_p = true;
+    return SHOAL_SUCCESS;
+}
+
+void shoal__side_leave(shoal__side_t *sd, bool coll, bool held)
+{
+    if (!held) return;
+    if (shoal__threads_multiple() && coll)
+        atomic_store_explicit(&sd->coll_owner, 0, memory_order_release);
+    else
+        atomic_store_explicit(&sd->owner, 0, memory_order_release);
+}
+
+bool shoal__pe_gone(shoal_t sh, int pe)
+{
+    shoal__side_t *sd = shoal__side(sh);
+    char path[64], buf[512], *paren;
+    FILE *f;
+    size_t n;
+    pid_t pid;
+
+    if (sd == NULL || sd->pe_pid == NULL || (unsigned)pe >= (unsigned)sh->n_pes || sd->pe_pid[pe] <= 0) return false;
+    pid = (pid_t)sd->pe_pid[pe];
+    if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+    /* Exited but not yet reaped by its launcher: state Z (or X). */
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (f == NULL) return false;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    paren = strrchr(buf, ')');
+    return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
 /* MPI_Finalize deletes MPI_COMM_SELF's attributes first: finalize whatever
@@ -276,7 +497,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     sh->disabled = disabled;
     sh->p2p_level = p2p_level;
     sh->comm = sh->node_comm = sh->leader_comm = MPI_COMM_NULL;
-    sh->shm_win = sh->rma_win = sh->ctrl_win = MPI_WIN_NULL;
+    sh->shm_win = sh->rma_win = sh->ctrl_win = sh->progress_win = MPI_WIN_NULL;
     sh->keyval = MPI_KEYVAL_INVALID;
     sh->my_pe = -1;
 
@@ -300,8 +521,13 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     }
     shoal__log_set_pe(sh->my_pe);
 
+    {
+        int level = MPI_THREAD_SINGLE;
+        if (MPI_Query_thread(&level) == MPI_SUCCESS) atomic_store(&shoal__thread_level, level);
+    }
     SHOAL__PHASE(shoal__nodes_create(sh));
     SHOAL__PHASE(shoal__ctrl_create(sh));
+    SHOAL__PHASE(shoal__side_create(sh));
 
     /* Where the heap lives. AUTO takes the GPU when this PE has one. */
     sh->heap_kind = sh->cfg.heap_kind;
@@ -341,8 +567,9 @@ out:
      * collective where possible. The message moves to the global slot. */
     {
         char msg[sizeof(sh->err)];
-        snprintf(msg, sizeof(msg), "%s", sh->err);
+        snprintf(msg, sizeof(msg), "%s", shoal_last_error(sh));
         shoal__finalize(sh, false);
+        shoal__error_forget(sh);
         free(sh);
         free(reg);
         shoal__log_set_pe(-1);
@@ -367,6 +594,7 @@ int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
     if (sh->gpu != NULL) shoal__heap_gpu_destroy(sh);
     shoal__heap_host_destroy(sh);
     shoal__alloc_fini(&sh->alloc);
+    shoal__side_destroy(sh);
     if (!sh->broken) {
         if (sh->ctrl_win != MPI_WIN_NULL) MPI_Win_free(&sh->ctrl_win);
         if (sh->leader_comm != MPI_COMM_NULL) MPI_Comm_free(&sh->leader_comm);

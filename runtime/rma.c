@@ -1,8 +1,28 @@
 /* Put/get dispatch: check the addresses once, then hand the operation to
- * the transport chosen for the target PE at init. */
+ * the transport chosen for the target PE at init.
+ *
+ * Threads (MPI_THREAD_MULTIPLE): several threads of a PE may put, get and
+ * quiet at once. The transports are safe for it (shm and self copy, mpi_rma
+ * calls MPI); what is shared here is sh->tp_used, the transports that may
+ * have operations outstanding. Setting a bit is atomic; a quiet takes the
+ * bits and flushes them under a lock, so a quiet never returns while another
+ * thread's flush, which took its bits, is still running.
+ *
+ * SHOAL_CHECK=full also remembers the ranges this PE put to since its last
+ * quiet, and refuses a get of bytes still in one of them (SHOAL_ERR_ORDER);
+ * and it checks that the MPI thread level allows the calling thread to be
+ * here now (SHOAL_ERR_THREAD). Other levels pay one predictable branch. */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "shoal_check.h"
+
+/* Quiets under MPI_THREAD_MULTIPLE, striped by instance. */
+#define SHOAL__QUIET_LOCKS 16
+static pthread_mutex_t shoal__quiet_locks[SHOAL__QUIET_LOCKS] = {
+    [0 ... SHOAL__QUIET_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER,
+};
 
 /* Explains why [ptr, ptr + n) is not a valid remote range. */
 static int shoal__range_error(shoal_t sh, const char *call, const char *what, const void *ptr, size_t n, int pe)
@@ -15,14 +35,16 @@ static int shoal__range_error(shoal_t sh, const char *call, const char *what, co
                             what, ptr, (void *)sh->heap_base, (void *)(sh->heap_base + sh->heap_size), pe);
     return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
                         "%s range [%p, +%zu) runs %zu bytes past the end of the symmetric heap (target PE %d)",
-                        what, ptr, n, (size_t)(p - b) + n - sh->heap_size, pe);
+                        what, ptr, n, n - (size_t)(sh->heap_size - (p - b)), pe);
 }
 
-int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe, int nbi)
+static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
+                                int pe, int nbi)
 {
     const void *remote = is_put ? dest : src;
     const void *local = is_put ? src : dest;
     const shoal__transport_t *tp;
+    unsigned bit;
     size_t off;
     int rc;
 
@@ -55,18 +77,95 @@ int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void
     tp = sh->pe_tp[pe];
     rc = is_put ? tp->put(sh, pe, off, src, n, nbi) : tp->get(sh, pe, dest, off, n, nbi);
     if (SHOAL__UNLIKELY(rc < 0)) return rc;
-    sh->tp_used |= 1u << tp->id;
+    /* Set after issuing: a quiet that finds the bit set flushes this operation. */
+    bit = 1u << tp->id;
+    if (!(__atomic_load_n(&sh->tp_used, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(&sh->tp_used, bit, __ATOMIC_SEQ_CST);
     return SHOAL_SUCCESS;
 }
 
-int shoal__quiet(shoal_t sh)
+/* SHOAL_CHECK=full: a get of bytes this PE put to the same PE with no quiet
+ * since may read old data (puts complete at quiet or a barrier). */
+static int shoal__check_read(shoal_t sh, shoal__side_t *sd, const char *call, int pe, size_t off, size_t n)
 {
-    unsigned used = sh->tp_used;
     int rc = SHOAL_SUCCESS;
 
-    if (used == 0) return SHOAL_SUCCESS;
+    pthread_mutex_lock(&sd->lock);
+    for (size_t i = sd->n_puts; i-- > 0;) {
+        const shoal__range_t *r = &sd->puts[i];
+        if (r->pe != pe || off >= r->off + r->n || r->off >= off + n) continue;
+        rc = shoal__error(sh, SHOAL_ERR_ORDER, call,
+                          "reads %zu bytes at heap offset %zu of PE %d, but this PE put %zu bytes at offset %zu there "
+                          "and has not called shoal_quiet or shoal_barrier_all since: a put is complete only after "
+                          "one, so the read may return old data (found by SHOAL_CHECK=full)",
+                          n, off, pe, r->n, r->off);
+        break;
+    }
+    pthread_mutex_unlock(&sd->lock);
+    return rc;
+}
+
+/* Remember [off, off + n) of pe; consecutive puts to one buffer merge. */
+static void shoal__track_put(shoal__side_t *sd, int pe, size_t off, size_t n)
+{
+    pthread_mutex_lock(&sd->lock);
+    if (sd->n_puts > 0) {
+        shoal__range_t *last = &sd->puts[sd->n_puts - 1];
+        if (last->pe == pe && off <= last->off + last->n && last->off <= off + n) {
+            size_t end = off + n > last->off + last->n ? off + n : last->off + last->n;
+            if (off < last->off) last->off = off;
+            last->n = end - last->off;
+            goto out;
+        }
+    }
+    if (sd->n_puts == sd->cap_puts) {
+        size_t cap = sd->cap_puts ? 2 * sd->cap_puts : 64;
+        shoal__range_t *p = cap <= SHOAL__MAX_PUT_RANGES ? realloc(sd->puts, cap * sizeof(*p)) : NULL;
+        if (p == NULL) {
+            sd->puts_overflow = true; /* unchecked from here to the next quiet */
+            goto out;
+        }
+        sd->puts = p;
+        sd->cap_puts = cap;
+    }
+    sd->puts[sd->n_puts++] = (shoal__range_t){.pe = pe, .off = off, .n = n};
+out:
+    pthread_mutex_unlock(&sd->lock);
+}
+
+static int shoal__rma_full(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
+                           int nbi)
+{
+    shoal__side_t *sd = shoal__side(sh);
+    const void *remote = is_put ? dest : src;
+    bool held = false, valid;
+    size_t off;
+    int rc;
+
+    if (sd == NULL) return shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
+    rc = shoal__side_enter(sh, sd, call, false, &held);
+    if (rc != SHOAL_SUCCESS) return rc;
+    valid = (unsigned)pe < (unsigned)sh->n_pes && n > 0 && shoal__in_heap(sh, remote, n);
+    off = valid ? (size_t)((const char *)remote - sh->heap_base) : 0;
+    if (valid && !is_put) rc = shoal__check_read(sh, sd, call, pe, off, n);
+    if (rc == SHOAL_SUCCESS) rc = shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
+    if (rc == SHOAL_SUCCESS && valid && is_put) shoal__track_put(sd, pe, off, n);
+    shoal__side_leave(sd, false, held);
+    return rc;
+}
+
+int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe, int nbi)
+{
+    if (SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL))
+        return shoal__rma_full(sh, call, is_put, dest, src, n, pe, nbi);
+    return shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
+}
+
+/* Complete every operation of the transports in used. */
+static int shoal__quiet_flush(shoal_t sh, unsigned used)
+{
     for (int pe_tp = 0; pe_tp < SHOAL_TRANSPORT_COUNT; pe_tp++) {
         const shoal__transport_t *tp = NULL;
+        int rc;
         if (!(used & (1u << pe_tp))) continue;
         switch (pe_tp) {
         case SHOAL_TRANSPORT_SELF: tp = &shoal__transport_self; break;
@@ -78,6 +177,65 @@ int shoal__quiet(shoal_t sh)
         rc = tp->quiet(sh);
         if (rc < 0) return rc;
     }
-    sh->tp_used = 0;
     return SHOAL_SUCCESS;
+}
+
+static int shoal__quiet_do(shoal_t sh)
+{
+    pthread_mutex_t *lock;
+    unsigned used;
+    int rc;
+
+    if (!shoal__threads_multiple()) {
+        /* One thread at a time: nobody sets bits while we flush. */
+        used = sh->tp_used;
+        if (used == 0) return SHOAL_SUCCESS;
+        rc = shoal__quiet_flush(sh, used);
+        if (rc == SHOAL_SUCCESS) sh->tp_used = 0;
+        return rc;
+    }
+    /* Take the bits before flushing: a put issued during the flush sets its
+     * bit again. Under the lock: a quiet that finds no bits left waits for the
+     * flush that took them. */
+    lock = &shoal__quiet_locks[((uintptr_t)sh / SHOAL__CACHELINE) % SHOAL__QUIET_LOCKS];
+    pthread_mutex_lock(lock);
+    used = __atomic_exchange_n(&sh->tp_used, 0, __ATOMIC_SEQ_CST);
+    rc = used ? shoal__quiet_flush(sh, used) : SHOAL_SUCCESS;
+    if (rc != SHOAL_SUCCESS) __atomic_fetch_or(&sh->tp_used, used, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(lock);
+    return rc;
+}
+
+/* SHOAL_CHECK=full: the puts recorded before the flush began are complete. */
+static int shoal__quiet_full(shoal_t sh, shoal__side_t *sd)
+{
+    size_t done;
+    bool held = false;
+    int rc = shoal__side_enter(sh, sd, "shoal_quiet", false, &held);
+
+    if (rc != SHOAL_SUCCESS) return rc;
+    pthread_mutex_lock(&sd->lock);
+    done = sd->n_puts;
+    pthread_mutex_unlock(&sd->lock);
+    rc = shoal__quiet_do(sh);
+    if (rc == SHOAL_SUCCESS) {
+        pthread_mutex_lock(&sd->lock);
+        if (done > 0) {
+            memmove(sd->puts, sd->puts + done, (sd->n_puts - done) * sizeof(*sd->puts));
+            sd->n_puts -= done;
+        }
+        if (sd->n_puts == 0) sd->puts_overflow = false;
+        pthread_mutex_unlock(&sd->lock);
+    }
+    shoal__side_leave(sd, false, held);
+    return rc;
+}
+
+int shoal__quiet(shoal_t sh)
+{
+    if (SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL)) {
+        shoal__side_t *sd = shoal__side(sh);
+        if (sd != NULL) return shoal__quiet_full(sh, sd);
+    }
+    return shoal__quiet_do(sh);
 }

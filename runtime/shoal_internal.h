@@ -242,6 +242,7 @@ struct shoal_instance {
     MPI_Win rma_win;  /* the heap (host memory) for PEs on other nodes */
     char *rma_base;   /* what rma_win exposes: the heap, or the GPU bounce copy */
     MPI_Win ctrl_win; /* node control block */
+    MPI_Win progress_win; /* a window whose RMA needs this PE's progress while it waits (GPU rings) */
     shoal__node_ctrl_t *ctrl;
     uint64_t gen;     /* rendezvous generation */
     bool broken;      /* a collective failed midway: finalize locally only */
@@ -286,5 +287,7 @@ SHOAL__HIDDEN int shoal__gpu_copy(shoal_t sh, void *dst, const void *src, size_t
 /* GPU heap over MPI RMA (other nodes): through the host bounce window. */
 SHOAL__HIDDEN int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi);
 SHOAL__HIDDEN int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi);
+SHOAL__HIDDEN int shoal__gpu_rma_quiet(shoal_t sh);
+SHOAL__HIDDEN bool shoal__gpu_rma_ready(shoal_t sh);
 
 #endif /* SHOAL_INTERNAL_H */

@@ -11,6 +11,7 @@
 static bool mpi_rma_can_connect(shoal_t sh, int pe)
 {
     (void)pe;
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_ready(sh);
     return sh->rma_win != MPI_WIN_NULL;
 }
 
@@ -50,7 +51,7 @@ out:
 static int mpi_rma_quiet(shoal_t sh)
 {
     int rc = SHOAL_SUCCESS;
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_quiet(sh);
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_quiet(sh);
     /* Per target: MPICH 4.0's MPI_Win_flush_all was seen to return before
      * large MPI_Get operations to a shared-memory target had landed. */
     for (int pe = 0; pe < sh->n_pes; pe++)

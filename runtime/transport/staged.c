@@ -9,6 +9,7 @@
  * it copies a put's chunk into its heap, or a get's range out into the
  * chunk. Slots served in order make puts from one origin land in order. */
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -75,6 +76,8 @@ struct shoal_stage {
     uint64_t *last;          /* per PE: my last put ticket to it, + 1 (0: none) */
     int proxy_device;
     char *heap;              /* my heap, for the proxy */
+    MPI_Win rma_win;         /* every PE's ring over sh->comm, for PEs on other nodes */
+    char *bounce;            /* pinned host chunk for inter-node copies from/to device memory */
 };
 
 static stage_ring_t *stage_ring(shoal_t sh, int pe)
@@ -258,12 +261,208 @@ static int staged_quiet(shoal_t sh)
     for (int pe = 0; pe < sh->n_pes; pe++) {
         uint64_t t = st->last[pe];
         int rc;
-        if (t == 0) continue;
+        if (t == 0 || sh->pe_node[pe] != sh->node_id) continue;
         st->last[pe] = 0;
         rc = stage_wait_put(sh, "shoal_quiet", pe, t - 1);
         if (rc != SHOAL_SUCCESS) return rc;
     }
     return SHOAL_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- other nodes
+ * The same rings, reached over MPI RMA: the ticket is an MPI fetch-and-add
+ * on the target's tail, the slot words are read and written with MPI
+ * atomics, the chunk is moved with MPI_Put/MPI_Get. The target's proxy
+ * serves the slot as for a node peer. */
+
+#define SLOT_DISP(t, field) ((MPI_Aint)(offsetof(stage_ring_t, slot) + ((t) % STAGE_SLOTS) * sizeof(stage_slot_t) + \
+                                        offsetof(stage_slot_t, field)))
+#define CHUNK_DISP(t) ((MPI_Aint)(STAGE_RING_BYTES + ((t) % STAGE_SLOTS) * STAGE_CHUNK))
+
+static int remote_u64(shoal_t sh, const char *call, int pe, MPI_Aint disp, uint64_t *value_p)
+{
+    int rc = SHOAL_SUCCESS;
+    uint64_t dummy = 0;
+    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT64_T, pe, disp, MPI_NO_OP, sh->gpu->stage->rma_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, sh->gpu->stage->rma_win));
+out:
+    return rc;
+}
+
+static int remote_u32(shoal_t sh, const char *call, int pe, MPI_Aint disp, uint32_t *value_p)
+{
+    int rc = SHOAL_SUCCESS;
+    uint32_t dummy = 0;
+    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT32_T, pe, disp, MPI_NO_OP, sh->gpu->stage->rma_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, sh->gpu->stage->rma_win));
+out:
+    return rc;
+}
+
+/* Store with an MPI atomic (so that a concurrent atomic read sees all or nothing), then flush. */
+static int remote_set(shoal_t sh, const char *call, int pe, MPI_Aint disp, const void *value, MPI_Datatype type)
+{
+    int rc = SHOAL_SUCCESS;
+    SHOAL__MPI_CHECK(sh, call, MPI_Accumulate(value, 1, type, pe, disp, 1, type, MPI_REPLACE, sh->gpu->stage->rma_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, sh->gpu->stage->rma_win));
+out:
+    return rc;
+}
+
+/* A ticket of pe's ring, once its slot is mine. */
+static int remote_claim(shoal_t sh, const char *call, int pe, uint64_t *t_p)
+{
+    struct shoal_stage *st = sh->gpu->stage;
+    uint64_t one = 1, t = 0, seq = 0;
+    unsigned spins = 0;
+    int rc = SHOAL_SUCCESS;
+    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(stage_ring_t, tail), MPI_SUM,
+                                                st->rma_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->rma_win));
+    for (;;) {
+        SHOAL__CHECK(remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
+        if (seq == t) break;
+        stage_pause(&spins);
+    }
+    *t_p = t;
+out:
+    return rc;
+}
+
+/* Fill the claimed slot t of pe and mark it ready. */
+static int remote_post(shoal_t sh, const char *call, int pe, uint64_t t, uint32_t op, size_t off, size_t len)
+{
+    struct shoal_stage *st = sh->gpu->stage;
+    uint64_t words[2] = {off, len};
+    uint32_t ready = SLOT_READY;
+    int rc = SHOAL_SUCCESS;
+    SHOAL__MPI_CHECK(sh, call, MPI_Put(&op, 1, MPI_UINT32_T, pe, SLOT_DISP(t, op), 1, MPI_UINT32_T, st->rma_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Put(words, 2, MPI_UINT64_T, pe, SLOT_DISP(t, off), 2, MPI_UINT64_T, st->rma_win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->rma_win));
+    SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, state), &ready, MPI_UINT32_T));
+out:
+    return rc;
+}
+
+/* Wait until the proxy of pe served put ticket t. */
+static int remote_wait_put(shoal_t sh, const char *call, int pe, uint64_t t)
+{
+    uint64_t seq = 0;
+    uint32_t state = 0;
+    unsigned spins = 0;
+    int rc = SHOAL_SUCCESS;
+    for (;;) {
+        SHOAL__CHECK(remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
+        if (seq >= t + STAGE_SLOTS) break;
+        SHOAL__CHECK(remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
+        if (seq == t && state == SLOT_FAILED) {
+            uint32_t empty = SLOT_EMPTY;
+            uint64_t next = t + STAGE_SLOTS;
+            remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T);
+            remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T);
+            return shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a put into its GPU heap", pe);
+        }
+        stage_pause(&spins);
+    }
+out:
+    return rc;
+}
+
+int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+{
+    static const char *call = "shoal_put";
+    struct shoal_stage *st = sh->gpu->stage;
+    const char *s = src;
+    bool on_dev = stage_on_device(src);
+    uint64_t t = 0;
+    int rc = SHOAL_SUCCESS;
+
+    for (size_t done = 0; done < n; done += STAGE_CHUNK) {
+        size_t len = n - done < STAGE_CHUNK ? n - done : STAGE_CHUNK;
+        const void *from = s + done;
+        SHOAL__CHECK(remote_claim(sh, call, pe, &t));
+        if (on_dev) {
+            cudaError_t err = cudaMemcpy(st->bounce, s + done, len, cudaMemcpyDeviceToHost);
+            if (err != cudaSuccess) {
+                rc = shoal__cuda_error(sh, call, "cudaMemcpy (to the bounce buffer)", err);
+                len = 0; /* still post the slot, so the ring moves on */
+            }
+            from = st->bounce;
+        }
+        if (len > 0) {
+            SHOAL__MPI_CHECK(sh, call, MPI_Put(from, (int)len, MPI_BYTE, pe, CHUNK_DISP(t), (int)len, MPI_BYTE, st->rma_win));
+            SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->rma_win));
+        }
+        SHOAL__CHECK(remote_post(sh, call, pe, t, OP_PUT, off + done, len));
+        if (rc != SHOAL_SUCCESS) goto out;
+    }
+    st->last[pe] = t + 1;
+    if (!nbi) {
+        st->last[pe] = 0;
+        rc = remote_wait_put(sh, call, pe, t);
+    }
+out:
+    return rc;
+}
+
+int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+{
+    static const char *call = "shoal_get";
+    struct shoal_stage *st = sh->gpu->stage;
+    char *d = dst;
+    bool on_dev = stage_on_device(dst);
+    int rc = SHOAL_SUCCESS;
+    (void)nbi; /* complete before returning */
+
+    for (size_t done = 0; done < n; done += STAGE_CHUNK) {
+        size_t len = n - done < STAGE_CHUNK ? n - done : STAGE_CHUNK;
+        uint64_t t = 0, next;
+        uint32_t state = SLOT_READY, empty = SLOT_EMPTY;
+        unsigned spins = 0;
+        SHOAL__CHECK(remote_claim(sh, call, pe, &t));
+        SHOAL__CHECK(remote_post(sh, call, pe, t, OP_GET, off + done, len));
+        while (state == SLOT_READY) {
+            SHOAL__CHECK(remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
+            if (state == SLOT_READY) stage_pause(&spins);
+        }
+        if (state == SLOT_DONE) {
+            void *to = on_dev ? (void *)st->bounce : (void *)(d + done);
+            SHOAL__MPI_CHECK(sh, call, MPI_Get(to, (int)len, MPI_BYTE, pe, CHUNK_DISP(t), (int)len, MPI_BYTE, st->rma_win));
+            SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->rma_win));
+            if (on_dev) {
+                cudaError_t err = cudaMemcpy(d + done, st->bounce, len, cudaMemcpyHostToDevice);
+                if (err != cudaSuccess) rc = shoal__cuda_error(sh, call, "cudaMemcpy (from the bounce buffer)", err);
+            }
+        } else {
+            rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a get out of its GPU heap", pe);
+        }
+        next = t + STAGE_SLOTS;
+        SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T));
+        SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T));
+        if (rc != SHOAL_SUCCESS) goto out;
+    }
+out:
+    return rc;
+}
+
+int shoal__gpu_rma_quiet(shoal_t sh)
+{
+    struct shoal_stage *st = sh->gpu != NULL ? sh->gpu->stage : NULL;
+    if (st == NULL || st->rma_win == MPI_WIN_NULL) return SHOAL_SUCCESS;
+    for (int pe = 0; pe < sh->n_pes; pe++) {
+        uint64_t t = st->last[pe];
+        int rc;
+        if (t == 0 || sh->pe_node[pe] == sh->node_id) continue;
+        st->last[pe] = 0;
+        rc = remote_wait_put(sh, "shoal_quiet", pe, t - 1);
+        if (rc != SHOAL_SUCCESS) return rc;
+    }
+    return SHOAL_SUCCESS;
+}
+
+bool shoal__gpu_rma_ready(shoal_t sh)
+{
+    return sh->gpu != NULL && sh->gpu->stage != NULL && sh->gpu->stage->rma_win != MPI_WIN_NULL;
 }
 
 /* Collective over the node. Creates the rings when some pair of the node
@@ -279,7 +478,9 @@ int shoal__staged_create(shoal_t sh)
     if (!(sh->disabled & (1u << SHOAL_TRANSPORT_STAGED)))
         for (int r = 0; r < sh->node_size; r++)
             if (sh->node_pes[r] != sh->my_pe && sh->peer_base[sh->node_pes[r]] == NULL) need = 1;
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(&need, &any, 1, MPI_INT, MPI_MAX, sh->node_comm));
+    /* PEs on other nodes reach my GPU heap through the same ring, over MPI. */
+    if (sh->n_nodes > 1) need = 1;
+    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(&need, &any, 1, MPI_INT, MPI_MAX, sh->comm));
     if (!any) return SHOAL_SUCCESS;
 
     st = calloc(1, sizeof(*st));
@@ -290,7 +491,7 @@ int shoal__staged_create(shoal_t sh)
         free(st);
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     }
-    st->win = MPI_WIN_NULL;
+    st->win = st->rma_win = MPI_WIN_NULL;
     g->stage = st;
     rc = MPI_Win_allocate_shared((MPI_Aint)STAGE_PE_BYTES, 1, MPI_INFO_NULL, sh->node_comm, &mine, &st->win);
     if (rc != MPI_SUCCESS) {
@@ -319,6 +520,19 @@ int shoal__staged_create(shoal_t sh)
         else
             cudaGetLastError();
     }
+    if (sh->n_nodes > 1) {
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_create(mine, (MPI_Aint)STAGE_PE_BYTES, 1, MPI_INFO_NULL, sh->comm, &st->rma_win));
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(st->rma_win, MPI_ERRORS_RETURN));
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, st->rma_win));
+        if (cudaMallocHost((void **)&st->bounce, STAGE_CHUNK) != cudaSuccess) {
+            cudaGetLastError();
+            st->bounce = NULL;
+            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot allocate %zu bytes of pinned host memory",
+                              STAGE_CHUNK);
+            goto out;
+        }
+        sh->progress_win = st->rma_win;
+    }
     st->heap = sh->heap_base;
     st->proxy_device = g->device;
     atomic_init(&st->stop, 0);
@@ -344,6 +558,12 @@ void shoal__staged_destroy(shoal_t sh)
     }
     for (int r = 0; r < sh->node_size; r++)
         if (st->registered[r]) cudaHostUnregister(st->ring[r]);
+    if (!sh->broken && st->rma_win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(st->rma_win);
+        MPI_Win_free(&st->rma_win);
+    }
+    sh->progress_win = MPI_WIN_NULL;
+    if (st->bounce != NULL) cudaFreeHost(st->bounce);
     if (!sh->broken && st->win != MPI_WIN_NULL) MPI_Win_free(&st->win);
     free(st->registered);
     free(st->ring);
