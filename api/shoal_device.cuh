@@ -27,8 +27,10 @@
  *                            GPU (peer_base[pe] == NULL: another node, no
  *                            peer access); use the host API for such pairs
  *   SHOAL_ERR_INVALID_ARG    misaligned atomic or signal word, unknown op
- * The checks come in that order. The symmetric address is the one checked
- * (dest of a put, src of a get); the local side may be any device memory.
+ * The checks come in that order (put_signal: dest's, then the signal
+ * word's, then the op). The symmetric address is the one checked (dest of a
+ * put, src of a get); the local side may be any device memory. Atomic and
+ * signal words must be aligned to their size.
  *
  * Scopes. Plain names are thread-scope: the calling thread does the whole
  * operation, independently of its neighbours. _warp and _block variants
@@ -77,10 +79,12 @@
  * touching any flag, when some PE is not load/store reachable. Compile with
  * -DSHOAL_DEV_TIMEOUT_NS=<ns> to make a barrier that waits longer than that
  * return SHOAL_ERR_TIMEOUT (the grid variant reports it to block 0's thread
- * 0 only); the default 0 waits forever. The device barrier uses its own
- * flags (control words SHOAL_DEVICE_BARRIER_FLAGS.. and _GEN), separate
- * from the stream barrier's, so the two may be mixed in one program but not
- * run at the same time by two kernels of one PE.
+ * 0 only); the default 0 waits forever. Both variants share one
+ * generation per PE (control words SHOAL_DEVICE_BARRIER_FLAGS.. and _GEN,
+ * apart from the stream barrier's): every PE calls the device barriers in
+ * the same sequence, and one at a time (never two blocks or two kernels of
+ * one PE inside a device barrier at once). Mixing them with
+ * shoal_barrier_all_on_stream between kernels is fine.
  *
  * Types. Typed RMA functions shoal_dev_<N>_put/get/p/g... come from
  * SHOAL_RMA_TYPES in shoal.h. long double: nvcc has no device long double

@@ -236,7 +236,9 @@ int main(int argc, char **argv)
         int expected[N_CASES];
         for (int c = 0; c <= C_PUT_NBI_PE; c++) expected[c] = SHOAL_ERR_PE;
         for (int c = C_PUT_OUTSIDE; c <= C_PUT_SIGNAL_DATA_OUTSIDE; c++) expected[c] = SHOAL_ERR_OUT_OF_BOUNDS;
-        /* reachability is checked before the alignment and the op */
+        /* reachability is checked after the PE and the range of dest, but
+         * before the signal word's range, the alignment and the op */
+        expected[C_PUT_SIGNAL_SIG_OUTSIDE] = reach ? SHOAL_ERR_OUT_OF_BOUNDS : SHOAL_ERR_UNSUPPORTED;
         expected[C_AMO_MISALIGNED] = reach ? SHOAL_ERR_INVALID_ARG : SHOAL_ERR_UNSUPPORTED;
         expected[C_SIGNAL_BAD_OP] = reach ? SHOAL_ERR_INVALID_ARG : SHOAL_ERR_UNSUPPORTED;
         expected[C_PUT_SIGNAL_BAD_OP] = reach ? SHOAL_ERR_INVALID_ARG : SHOAL_ERR_UNSUPPORTED;
