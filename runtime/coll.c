@@ -4,7 +4,7 @@
  * what argument, so mismatched calls and missing PEs become clear errors.
  *
  * Every wait is bounded by SHOAL_TIMEOUT. A PE that gives up publishes it
- * (SHOAL__COLL_GAVE_UP in its slot; a leader releases its node with the
+ * (SHOAL__GAVE_UP in its slot; a leader releases its node with the
  * failure), so that a PE arriving late fails too instead of completing a
  * collective the others have left. A timeout names the PEs that never
  * arrived, the call each is in, and whether its process is gone; on another
@@ -28,7 +28,6 @@ const char *shoal__coll_name(int coll)
 {
     if (coll == SHOAL__COLL_CALLOC) return "shoal_calloc";
     if (coll >= SHOAL__COLL_ALIGN_BASE && coll <= SHOAL__COLL_ALIGN_BAD) return "shoal_align";
-    if (coll == (int)SHOAL__COLL_GAVE_UP) return "a collective it gave up on (timeout)";
     if (coll < 0 || coll >= SHOAL__COLL_COUNT) return "an unknown call";
     return shoal__coll_names[coll];
 }
@@ -129,18 +128,18 @@ static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived
     char node[32] = "";
 
     if (sh->n_nodes > 1) snprintf(node, sizeof(node), "node %d, ", sh->pe_node[pe]);
+    if (arrived & SHOAL__GAVE_UP) {
+        shoal__list_add(&w->gave_up, "PE %d (%sin %s)", pe, node, shoal__coll_name((int)coll));
+        return;
+    }
     if (arrived >= gen) {
-        if (coll == SHOAL__COLL_GAVE_UP)
-            shoal__list_add(&w->gave_up, "PE %d", pe);
-        else if (coll != (uint32_t)my_coll)
+        if (coll != (uint32_t)my_coll)
             shoal__list_add(&w->other, "PE %d (%sin %s)", pe, node, shoal__coll_name((int)coll));
         return;
     }
     if (shoal__pe_gone(sh, pe)) {
         shoal__list_add(&w->missing, "PE %d (%sits process %d has exited or was killed)", pe, node,
                         shoal__side(sh)->pe_pid[pe]);
-    } else if (coll == SHOAL__COLL_GAVE_UP) {
-        shoal__list_add(&w->missing, "PE %d (%sgave up on an earlier collective after a timeout)", pe, node);
     } else if (arrived == 0) {
         shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; none since shoal_init)", pe,
                         node);
@@ -268,7 +267,7 @@ static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t
     int rc;
 
     sh->broken = true;
-    atomic_store_explicit(&sh->ctrl->slot[sh->node_rank].coll, SHOAL__COLL_GAVE_UP, memory_order_release);
+    atomic_fetch_or_explicit(&sh->ctrl->slot[sh->node_rank].arrived, SHOAL__GAVE_UP, memory_order_release);
     if (w == NULL)
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call, "timed out after %g s in %s", sh->cfg.timeout,
                             shoal__coll_name(coll));
@@ -443,25 +442,18 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
     if (sh->node_rank == 0) {
         for (int r = 1; r < sh->node_size; r++) {
             shoal__pe_slot_t *s = &c->slot[r];
-            uint32_t other;
-            while (atomic_load_explicit(&s->arrived, memory_order_acquire) < gen) {
-                /* It gave up on an earlier collective: it will not come. */
-                if (shoal__expired(&dl) ||
-                    atomic_load_explicit(&s->coll, memory_order_relaxed) == SHOAL__COLL_GAVE_UP) {
-                    rc = shoal__timeout_error(sh, call, coll, gen);
-                    shoal__release(sh, gen, rc);
-                    return rc;
-                }
+            uint64_t a;
+            while ((a = atomic_load_explicit(&s->arrived, memory_order_acquire)) < gen) {
+                if (shoal__expired(&dl)) break;
                 shoal__wait_progress(sh, &spins);
             }
-            other = atomic_load_explicit(&s->coll, memory_order_relaxed);
-            if (other == SHOAL__COLL_GAVE_UP) {
-                /* It waited for me in vain and left: I am late. */
+            /* Gone for good (it gave up, maybe waiting for me), or too late. */
+            if (a < gen || (a & SHOAL__GAVE_UP)) {
                 rc = shoal__timeout_error(sh, call, coll, gen);
                 shoal__release(sh, gen, rc);
                 return rc;
             }
-            if (other != (uint32_t)coll || atomic_load_explicit(&s->arg, memory_order_relaxed) != arg)
+            if (atomic_load_explicit(&s->coll, memory_order_relaxed) != (uint32_t)coll || atomic_load_explicit(&s->arg, memory_order_relaxed) != arg)
                 verdict = SHOAL_ERR_NOT_SYMMETRIC;
         }
         if (sh->n_nodes > 1) {
@@ -480,7 +472,7 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
         dl.timeout += dl.timeout < 4 ? dl.timeout / 4 : 1;
         while (atomic_load_explicit(&c->release, memory_order_acquire) < gen) {
             if (shoal__expired(&dl) ||
-                atomic_load_explicit(&c->slot[0].coll, memory_order_relaxed) == SHOAL__COLL_GAVE_UP)
+                (atomic_load_explicit(&c->slot[0].arrived, memory_order_relaxed) & SHOAL__GAVE_UP))
                 return shoal__timeout_error(sh, call, coll, gen);
             shoal__wait_progress(sh, &spins);
         }
@@ -490,7 +482,7 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
     if (verdict == SHOAL_ERR_TIMEOUT) return shoal__timeout_error(sh, call, coll, gen);
     if (verdict != SHOAL_SUCCESS) {
         sh->broken = true;
-        atomic_store_explicit(&me->coll, SHOAL__COLL_GAVE_UP, memory_order_release);
+        atomic_fetch_or_explicit(&me->arrived, SHOAL__GAVE_UP, memory_order_release);
         return shoal__error(sh, verdict, call, "the node leader (PE %d) failed in %s: %s", sh->node_pes[0],
                             shoal__coll_name(coll), shoal_strerror(verdict));
     }

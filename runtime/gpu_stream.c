@@ -141,36 +141,31 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
         if (cr != CUDA_SUCCESS) goto driver_fail;
         return SHOAL_SUCCESS;
     }
-    for (int pe = 0; pe < sh->n_pes; pe++) {
-        CUstreamBatchMemOpParams *op;
-        if (pe == sh->my_pe) continue;
-        if (nops == sizeof(ops) / sizeof(ops[0])) {
-            cr = g->batch_mem_op(stream, nops, ops, 0);
-            if (cr != CUDA_SUCCESS) goto driver_fail;
-            nops = 0;
+    /* Phase 0 writes my generation into every peer's flag for me; phase 1
+     * waits for every peer's flag in my area. Batched, 64 operations a call. */
+    for (int phase = 0; phase < 2; phase++)
+        for (int pe = 0; pe < sh->n_pes; pe++) {
+            CUstreamBatchMemOpParams *op;
+            if (pe == sh->my_pe) continue;
+            if (nops == sizeof(ops) / sizeof(ops[0])) {
+                cr = g->batch_mem_op(stream, nops, ops, 0);
+                if (cr != CUDA_SUCCESS) goto driver_fail;
+                nops = 0;
+            }
+            op = &ops[nops++];
+            memset(op, 0, sizeof(*op));
+            if (phase == 0) {
+                op->writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+                op->writeValue.address = (CUdeviceptr)(g->peer_ctrl[pe] + sizeof(uint32_t) * (size_t)sh->my_pe);
+                op->writeValue.value = gen;
+                op->writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+            } else {
+                op->waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+                op->waitValue.address = (CUdeviceptr)(g->ctrl + sizeof(uint32_t) * (size_t)pe);
+                op->waitValue.value = gen;
+                op->waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+            }
         }
-        op = &ops[nops++];
-        memset(op, 0, sizeof(*op));
-        op->writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-        op->writeValue.address = (CUdeviceptr)(g->peer_ctrl[pe] + sizeof(uint32_t) * (size_t)sh->my_pe);
-        op->writeValue.value = gen;
-        op->writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
-    }
-    for (int pe = 0; pe < sh->n_pes; pe++) {
-        CUstreamBatchMemOpParams *op;
-        if (pe == sh->my_pe) continue;
-        if (nops == sizeof(ops) / sizeof(ops[0])) {
-            cr = g->batch_mem_op(stream, nops, ops, 0);
-            if (cr != CUDA_SUCCESS) goto driver_fail;
-            nops = 0;
-        }
-        op = &ops[nops++];
-        memset(op, 0, sizeof(*op));
-        op->waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
-        op->waitValue.address = (CUdeviceptr)(g->ctrl + sizeof(uint32_t) * (size_t)pe);
-        op->waitValue.value = gen;
-        op->waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
-    }
     if (nops > 0) {
         cr = g->batch_mem_op(stream, nops, ops, 0);
         if (cr != CUDA_SUCCESS) goto driver_fail;

@@ -94,6 +94,42 @@ static shoal__side_t *shoal__side_claim(shoal_t sh)
     return sd;
 }
 
+/* When the library is unloaded (dlclose of a plugin that brought it, or
+ * exit, after the application's atexit handlers), no handle can be used any
+ * more: free finalized instances and unused side states, so that they are
+ * not leaks. Live instances stay: finalizing them is the application's job. */
+__attribute__((destructor)) static void shoal__unload(void)
+{
+    struct shoal__reg **link = &shoal__registry;
+    shoal__side_t *sd, *next, *keep = NULL;
+
+    pthread_mutex_lock(&shoal__registry_lock);
+    while (*link != NULL) {
+        struct shoal__reg *r = *link;
+        if (r->sh->magic != SHOAL__MAGIC_DEAD) {
+            link = &r->next;
+            continue;
+        }
+        *link = r->next;
+        free(r->sh);
+        free(r);
+    }
+    pthread_mutex_unlock(&shoal__registry_lock);
+    for (sd = atomic_load(&shoal__sides); sd != NULL; sd = next) {
+        next = sd->next;
+        if (atomic_load(&sd->sh) != NULL) {
+            sd->next = keep;
+            keep = sd;
+            continue;
+        }
+        pthread_mutex_destroy(&sd->lock);
+        free(sd);
+    }
+    atomic_store(&shoal__sides, keep);
+    shoal__side_cache.sd = NULL;
+    shoal__side_cache.sh = NULL;
+}
+
 /* pid of every PE that runs on this host (0 elsewhere), so that a timeout can
  * tell a PE that is elsewhere in the program from one whose process is gone.
  * Hosts are MPI's shared-memory domains, whatever SHOAL_NODE_SIZE says. */

@@ -24,8 +24,10 @@
 #define SHOAL__COLL_ALIGN_BASE (SHOAL__COLL_COUNT + 1) /* + log2(alignment), 0..63 */
 #define SHOAL__COLL_ALIGN(log2) (SHOAL__COLL_ALIGN_BASE + (log2))
 #define SHOAL__COLL_ALIGN_BAD SHOAL__COLL_ALIGN(63) /* shoal_align with an invalid alignment */
-/* Published by a PE that gave up on a collective (timeout): it will not come back. */
-#define SHOAL__COLL_GAVE_UP 0xffffu
+/* Set in a PE's slot->arrived when it gave up on a collective (timeout):
+ * it will not come back, and whoever meets it in a rendezvous fails too.
+ * slot->coll keeps the collective it was in. */
+#define SHOAL__GAVE_UP ((uint64_t)1 << 63)
 
 /* A byte range of a peer's heap this PE put to. */
 typedef struct shoal__range {
