@@ -74,8 +74,8 @@
  * arrival: stores issued before it by any thread of the block are visible
  * to every PE after it. shoal_dev_barrier_all_grid: every thread of a
  * cooperative launch (cudaLaunchCooperativeKernel) calls it; orders the
- * stores of the whole grid. A non-cooperative launch gets
- * SHOAL_ERR_UNSUPPORTED. Both return SHOAL_ERR_UNSUPPORTED at once, before
+ * stores of the whole grid. Outside a cooperative launch its behaviour is
+ * undefined (CUDA offers no reliable way to tell such a launch). Both return SHOAL_ERR_UNSUPPORTED at once, before
  * touching any flag, when some PE is not load/store reachable. Compile with
  * -DSHOAL_DEV_TIMEOUT_NS=<ns> to make a barrier that waits longer than that
  * return SHOAL_ERR_TIMEOUT (the grid variant reports it to block 0's thread
@@ -89,7 +89,10 @@
  * Types. Typed RMA functions shoal_dev_<N>_put/get/p/g... come from
  * SHOAL_RMA_TYPES in shoal.h. long double: nvcc has no device long double
  * (it is treated as double), so its bulk functions move the host's bytes
- * unchanged, while shoal_dev_longdouble_p/g are refused at compile time.
+ * unchanged (counting the host's element size), while
+ * shoal_dev_longdouble_p/g are refused at compile time. Pointer arithmetic
+ * on long double * in device code also uses 8 bytes: offset such pointers
+ * on the host.
  * Atomics and wait_until exist for the 4- and 8-byte integer types of
  * SHOAL_DEV_AMO_TYPES below, and as templates (shoal_dev_atomic_fetch_add
  * etc.) for any 4- or 8-byte integer type.
@@ -281,9 +284,9 @@ static __device__ __forceinline__ int shoal__dev_rma_elems(const shoal_device_t 
                                                            const void *src, size_t nelems, size_t elem, int pe)
 {
     if (nelems > dev.heap_size / elem) {
-        char *peer;
-        int rc = shoal__dev_translate(dev, is_put ? (const void *)dest : src, 0, pe, &peer);
-        return rc != SHOAL_SUCCESS ? rc : SHOAL_ERR_OUT_OF_BOUNDS;
+        /* More than the heap holds: a bad PE first, then out of bounds, as for bytes. */
+        if ((unsigned)pe >= (unsigned)dev.n_pes) return SHOAL_ERR_PE;
+        return SHOAL_ERR_OUT_OF_BOUNDS;
     }
     return shoal__dev_rma<Scope>(dev, is_put, nbi, dest, src, nelems * elem, pe);
 }
@@ -413,26 +416,39 @@ static __device__ __forceinline__ int shoal_dev_g(const shoal_device_t &dev, T *
 
 /* ------------------------------------------------------------ RMA, typed */
 
+/* Bytes of one element as the host lays it out: device code treats long
+ * double as double (8 bytes), but the heap holds the host's long doubles. */
+template <typename T> struct shoal__dev_elem_size {
+    static constexpr size_t value = sizeof(T);
+};
+template <> struct shoal__dev_elem_size<long double> {
+#ifdef __SIZEOF_LONG_DOUBLE__
+    static constexpr size_t value = __SIZEOF_LONG_DOUBLE__;
+#else
+    static constexpr size_t value = 16;
+#endif
+};
+
 #define SHOAL__DEV_TYPED_SCOPE(T, N, SUFFIX, SCOPE)                                        \
     static __device__ __forceinline__ int shoal_dev_##N##_put##SUFFIX(const shoal_device_t &dev, T *dest, const T *src, \
                                                                       size_t nelems, int pe) \
     {                                                                                    \
-        return shoal__dev_rma_elems<SCOPE>(dev, true, false, dest, src, nelems, sizeof(T), pe); \
+        return shoal__dev_rma_elems<SCOPE>(dev, true, false, dest, src, nelems, shoal__dev_elem_size<T>::value, pe); \
     }                                                                                    \
     static __device__ __forceinline__ int shoal_dev_##N##_get##SUFFIX(const shoal_device_t &dev, T *dest, const T *src, \
                                                                       size_t nelems, int pe) \
     {                                                                                    \
-        return shoal__dev_rma_elems<SCOPE>(dev, false, false, dest, src, nelems, sizeof(T), pe); \
+        return shoal__dev_rma_elems<SCOPE>(dev, false, false, dest, src, nelems, shoal__dev_elem_size<T>::value, pe); \
     }                                                                                    \
     static __device__ __forceinline__ int shoal_dev_##N##_put_nbi##SUFFIX(const shoal_device_t &dev, T *dest,         \
                                                                           const T *src, size_t nelems, int pe)        \
     {                                                                                    \
-        return shoal__dev_rma_elems<SCOPE>(dev, true, true, dest, src, nelems, sizeof(T), pe); \
+        return shoal__dev_rma_elems<SCOPE>(dev, true, true, dest, src, nelems, shoal__dev_elem_size<T>::value, pe); \
     }                                                                                    \
     static __device__ __forceinline__ int shoal_dev_##N##_get_nbi##SUFFIX(const shoal_device_t &dev, T *dest,         \
                                                                           const T *src, size_t nelems, int pe)        \
     {                                                                                    \
-        return shoal__dev_rma_elems<SCOPE>(dev, false, true, dest, src, nelems, sizeof(T), pe); \
+        return shoal__dev_rma_elems<SCOPE>(dev, false, true, dest, src, nelems, shoal__dev_elem_size<T>::value, pe); \
     }
 
 /* shoal_dev_<N>_put/get/put_nbi/get_nbi[_warp|_block] (counts in elements)
@@ -771,7 +787,9 @@ static __device__ __forceinline__ int shoal_dev_barrier_all_grid(const shoal_dev
     unsigned rank = shoal__dev_block_rank();
     int rc = SHOAL_SUCCESS;
 
-    if (!grid.is_valid()) return SHOAL_ERR_UNSUPPORTED; /* not a cooperative launch */
+    /* is_valid() is true in ordinary launches too on recent CUDA: a grid
+     * barrier outside a cooperative launch cannot be detected (see the rules). */
+    if (!grid.is_valid()) return SHOAL_ERR_UNSUPPORTED;
     /* every block reaches the same answer, so all return or none */
     if (__syncthreads_or(shoal__dev_barrier_unreachable(dev, rank, shoal__dev_block_size())))
         return SHOAL_ERR_UNSUPPORTED;

@@ -257,12 +257,19 @@ out:
     free(size);
 }
 
+/* Why a PE gives up on a collective. */
+enum {
+    SHOAL__TO_WAITED, /* it waited SHOAL_TIMEOUT seconds */
+    SHOAL__TO_LEADER, /* its node leader waited, then released the node with the failure */
+    SHOAL__TO_LATE    /* a PE it needs had given up already (maybe waiting for it) */
+};
+
 /* Give up on the collective at gen: say so in my slot (late PEs then fail
  * too) and explain who is missing. The instance is broken from here. */
-static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t gen)
+static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t gen, int why)
 {
     shoal__who_t *w = calloc(1, sizeof(*w));
-    char what[700], pes[96];
+    char what[700], pes[96], head[128];
     size_t n = 0;
     int rc;
 
@@ -273,8 +280,11 @@ static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t
                             shoal__coll_name(coll));
     shoal__who_local(sh, w, gen, coll);
     if (w->missing.count == 0 && sh->n_nodes > 1) {
-        shoal__node_pes_str(sh, sh->node_id, pes, sizeof(pes));
-        n += (size_t)snprintf(what + n, sizeof(what) - n, "every PE of node %d (PEs %s) arrived; ", sh->node_id, pes);
+        if (w->gave_up.count == 0) {
+            shoal__node_pes_str(sh, sh->node_id, pes, sizeof(pes));
+            n += (size_t)snprintf(what + n, sizeof(what) - n, "every PE of node %d (PEs %s) arrived; ", sh->node_id,
+                                  pes);
+        }
         shoal__who_remote(sh, w, gen, coll);
     }
     if (w->missing.count)
@@ -288,11 +298,17 @@ static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t
     if (w->missing.count + w->other.count + w->gave_up.count == 0 && n < sizeof(what))
         n += (size_t)snprintf(what + n, sizeof(what) - n, "no PE was found missing; ");
     free(w);
+    if (why == SHOAL__TO_WAITED)
+        snprintf(head, sizeof(head), "timed out after %g s in %s", sh->cfg.timeout, shoal__coll_name(coll));
+    else if (why == SHOAL__TO_LEADER)
+        snprintf(head, sizeof(head), "timed out after %g s in %s (the node leader, PE %d, gave up)", sh->cfg.timeout,
+                 shoal__coll_name(coll), sh->node_pes[0]);
+    else
+        snprintf(head, sizeof(head), "cannot complete %s: other PEs gave up on it", shoal__coll_name(coll));
     rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
-                      "timed out after %g s in %s: %severy PE must make the same collective calls in the same order "
-                      "(is this one in a branch only some PEs take? did a PE exit?); only shoal_finalize is "
-                      "possible now",
-                      sh->cfg.timeout, shoal__coll_name(coll), what);
+                      "%s: %severy PE must make the same collective calls in the same order (is this one in a branch "
+                      "only some PEs take? did a PE exit?); only shoal_finalize is possible now",
+                      head, what);
     return rc;
 }
 
@@ -404,7 +420,7 @@ static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t ar
         if (shoal__expired(dl)) {
             /* The request cannot be cancelled: it keeps the buffers. */
             if (in != local) sd->coll_buf = NULL;
-            return shoal__timeout_error(sh, call, coll, sh->gen);
+            return shoal__timeout_error(sh, call, coll, sh->gen, SHOAL__TO_WAITED);
         }
         shoal__wait_pause(&spins);
     }
@@ -449,7 +465,7 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
             }
             /* Gone for good (it gave up, maybe waiting for me), or too late. */
             if (a < gen || (a & SHOAL__GAVE_UP)) {
-                rc = shoal__timeout_error(sh, call, coll, gen);
+                rc = shoal__timeout_error(sh, call, coll, gen, a < gen ? SHOAL__TO_WAITED : SHOAL__TO_LATE);
                 shoal__release(sh, gen, rc);
                 return rc;
             }
@@ -469,17 +485,21 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
     } else {
         /* A little longer than the leader, so that a leader that is here
          * decides, and its node agrees. */
+        /* A leader that gave up before I even arrived: I am late. */
+        bool waited = false;
         dl.timeout += dl.timeout < 4 ? dl.timeout / 4 : 1;
         while (atomic_load_explicit(&c->release, memory_order_acquire) < gen) {
-            if (shoal__expired(&dl) ||
-                (atomic_load_explicit(&c->slot[0].arrived, memory_order_relaxed) & SHOAL__GAVE_UP))
-                return shoal__timeout_error(sh, call, coll, gen);
+            if (shoal__expired(&dl)) return shoal__timeout_error(sh, call, coll, gen, SHOAL__TO_WAITED);
+            if (atomic_load_explicit(&c->slot[0].arrived, memory_order_relaxed) & SHOAL__GAVE_UP)
+                return shoal__timeout_error(sh, call, coll, gen, waited ? SHOAL__TO_LEADER : SHOAL__TO_LATE);
             shoal__wait_progress(sh, &spins);
+            waited = true;
         }
         verdict = atomic_load_explicit(&c->verdict, memory_order_relaxed);
+        if (verdict == SHOAL_ERR_TIMEOUT)
+            return shoal__timeout_error(sh, call, coll, gen, waited ? SHOAL__TO_LEADER : SHOAL__TO_LATE);
     }
     if (verdict == SHOAL_ERR_NOT_SYMMETRIC) return shoal__mismatch_error(sh, call, coll, arg);
-    if (verdict == SHOAL_ERR_TIMEOUT) return shoal__timeout_error(sh, call, coll, gen);
     if (verdict != SHOAL_SUCCESS) {
         sh->broken = true;
         atomic_fetch_or_explicit(&me->arrived, SHOAL__GAVE_UP, memory_order_release);

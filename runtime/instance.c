@@ -650,7 +650,16 @@ int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
     sh->pe_tp = NULL;
     sh->peer_base = NULL;
     sh->ctrl = NULL;
+    if (rc != SHOAL_SUCCESS) {
+        /* The handle is dead from here: its last error moves to the slot
+         * that shoal_last_error gives for dead handles and NULL. */
+        char msg[sizeof(sh->err)];
+        snprintf(msg, sizeof(msg), "%s", shoal_last_error(sh));
+        sh->magic = SHOAL__MAGIC_DEAD;
+        shoal__error(NULL, rc, NULL, "%s", msg);
+    }
     sh->magic = SHOAL__MAGIC_DEAD;
+    shoal__error_forget(sh);
     (void)call;
     return rc;
 }

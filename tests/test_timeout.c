@@ -77,6 +77,7 @@ static void test_branch(void)
     if (me == absent && npes > 1) {
         CHECK_STATUS(shoal_barrier_all(sh), SHOAL_ERR_TIMEOUT, sh);
         check_note("late: %s", shoal_last_error(sh));
+        CHECK_CONTAINS(shoal_last_error(sh), "cannot complete shoal_barrier_all: other PEs gave up");
         CHECK_CONTAINS(shoal_last_error(sh), "gave up waiting");
     }
     check_finalized(sh);
@@ -116,13 +117,25 @@ static void test_mixed(void)
         CHECK_STATUS(me == 0 ? shoal_barrier_all(sh) : shoal_sync_all(sh), SHOAL_ERR_TIMEOUT, sh);
         check_note("mixed: %s", shoal_last_error(sh));
         CHECK_CONTAINS(shoal_last_error(sh), who);
-        if (me == 0 && shoal_pe_node(sh, 1) == 0)
-            CHECK_CONTAINS(shoal_last_error(sh), "PE 1 (in shoal_sync_all)");
+        if (me == 0 && shoal_pe_node(sh, 1) == 0) {
+            CHECK_CONTAINS(shoal_last_error(sh), "PEs in another collective: PE 1 (");
+            CHECK_CONTAINS(shoal_last_error(sh), "in shoal_sync_all)");
+        }
     } else if (me != absent) {
         CHECK_STATUS(shoal_barrier_all(sh), SHOAL_ERR_TIMEOUT, sh);
         CHECK_CONTAINS(shoal_last_error(sh), who);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    if (me == absent) {
+        /* Its instance is not broken: finalize tries to meet the others, who
+         * gave up; it says so, and cleans up anyway. */
+        CHECK_STATUS(shoal_finalize(sh), SHOAL_ERR_TIMEOUT, sh);
+        CHECK_CONTAINS(shoal_last_error(sh), "shoal_finalize");
+        CHECK_CONTAINS(shoal_last_error(sh), "other PEs gave up");
+        CHECK_STATUS(shoal_finalize(sh), SHOAL_ERR_INVALID_INSTANCE, NULL);
+        CHECK_CONTAINS(shoal_last_error(sh), "instance was finalized");
+        return;
+    }
     check_finalized(sh);
 }
 

@@ -167,7 +167,7 @@ __global__ void fetch_kernel(shoal_device_t dev, long long *cells, int right, in
         DCHECK_EQ(err, shoal_dev_##N##_atomic_add(dev, &shared[1], (T)2, 0), SHOAL_SUCCESS); \
         DCHECK_EQ(err, shoal_dev_##N##_atomic_fetch_inc(dev, &shared[2], 0, &old), SHOAL_SUCCESS); \
         DCHECK_EQ(err, shoal_dev_##N##_atomic_inc(dev, &shared[3], 0), SHOAL_SUCCESS);   \
-        if (threadIdx.x != 0) return;                                                    \
+        if (threadIdx.x != 0 || blockIdx.x != 0) return; /* one thread owns the sequence */ \
         T *w = &own[dev.my_pe];                                                          \
         DCHECK_EQ(err, shoal_dev_##N##_atomic_set(dev, w, (T)5, right), SHOAL_SUCCESS);  \
         DCHECK_EQ(err, shoal_dev_##N##_atomic_fetch(dev, w, right, &old), SHOAL_SUCCESS); \

@@ -8,8 +8,7 @@
  * nothing is written on error. The unreachable PE is made by a copy of the
  * device tables with its entries NULL (and is real where the instance has
  * no cuda_ipc: SHOAL_TRANSPORT_DISABLE=cuda_ipc, or SHOAL_NODE_SIZE=1 with
- * the PEs on different simulated nodes). A grid barrier outside a
- * cooperative launch is refused. With 2 PEs or more, a barrier that one PE
+ * the PEs on different simulated nodes). With 2 PEs or more, a barrier that one PE
  * never joins returns SHOAL_ERR_TIMEOUT (built with SHOAL_DEV_TIMEOUT_NS). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,17 +293,6 @@ int main(int argc, char **argv)
         CUDA_OK(cudaMemcpy(h, local, SYM_BYTES, cudaMemcpyDeviceToHost));
         CHECK_MEM_FILLED(h, SYM_BYTE, SYM_BYTES);
         check_note("calls towards an unreachable PE return SHOAL_ERR_UNSUPPORTED");
-    }
-
-    /* 3. grid barrier outside a cooperative launch */
-    {
-        int grid_expected[2] = {SHOAL_ERR_UNSUPPORTED, SHOAL_ERR_UNSUPPORTED};
-        static const char *grid_names[2] = {"block 0", "block 1"};
-        CUDA_OK(cudaMemset(st, 0x55, sizeof(int) * 2 * LANES));
-        grid_barrier_kernel<<<2, LANES>>>(dev, st);
-        CUDA_OK(cudaGetLastError());
-        CUDA_OK(cudaDeviceSynchronize());
-        check_lanes(st, 2, grid_expected, grid_names, "grid barrier, ordinary launch");
     }
 
     /* 4. a barrier every PE joins succeeds; one that only PE 0 joins times out */

@@ -155,6 +155,8 @@ __global__ void rma_kernel(shoal_device_t dev, int op, int scope, char *dest, co
     }
 VALUE_TYPES(TYPED_KERNELS)
 
+#define LD_HOST_SIZE 16 /* sizeof(long double) on the x86-64 host */
+
 /* Generic templates and long double moved as bytes. */
 __global__ void generic_kernel(shoal_device_t dev, long *cells, long double *ld_sym, const long double *ld_src,
                                int pe, int *st)
@@ -165,7 +167,8 @@ __global__ void generic_kernel(shoal_device_t dev, long *cells, long double *ld_
     st[1] = shoal_dev_g(dev, &v, &cells[0], pe);
     st[2] = v == 4242 ? SHOAL_SUCCESS : -2000;
     st[3] = shoal_dev_longdouble_put(dev, ld_sym, ld_src, 5, pe);
-    st[4] = shoal_dev_longdouble_put_block(dev, ld_sym + 5, ld_src, 5, pe);
+    /* device code sizes long double as 8 bytes: offset by the host's size */
+    st[4] = shoal_dev_longdouble_put_block(dev, (long double *)((char *)ld_sym + 5 * LD_HOST_SIZE), ld_src, 5, pe);
     shoal_dev_quiet();
 }
 
