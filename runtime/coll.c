@@ -237,7 +237,11 @@ static void shoal__who_remote(shoal_t sh, shoal__who_t *w, uint64_t gen, int col
         if (buf[k] == NULL || req[k] != MPI_REQUEST_NULL) {
             /* No answer: MPI may still write the buffer, so it is left to it. */
             shoal__node_pes_str(sh, k, pes, sizeof(pes));
-            shoal__list_add(&w->missing, "PEs %s (node %d; its leader PE %d did not answer)", pes, k, leader[k]);
+            if (shoal__pe_gone(sh, leader[k]))
+                shoal__list_add(&w->missing, "PE %d (node %d, its process %d has exited or was killed; the state of "
+                                "PEs %s is unknown)", leader[k], k, shoal__side(sh)->pe_pid[leader[k]], pes);
+            else
+                shoal__list_add(&w->missing, "PEs %s (node %d; its leader PE %d did not answer)", pes, k, leader[k]);
             buf[k] = NULL;
             continue;
         }

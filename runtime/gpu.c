@@ -247,7 +247,9 @@ int shoal__heap_gpu_create(shoal_t sh)
     sh->peer_base[sh->my_pe] = sh->heap_base;
     g->peer_ctrl[sh->my_pe] = g->ctrl;
     SHOAL__CUDA_CHECK(sh, call, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
-    SHOAL__CUDA_CHECK(sh, call, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    /* A blocking stream: it waits for work the application issued before on the
+     * legacy default stream (a cudaMemset, a kernel), as a blocking call should. */
+    SHOAL__CUDA_CHECK(sh, call, cudaStreamCreateWithFlags(&g->stream, cudaStreamDefault));
 
     /* Publish handle, bus id and size to the node. (An allgather: reads of
      * an MPI window were seen to return stale bytes with MPICH 4.0 here.) */

@@ -614,8 +614,58 @@ out:
     }
 }
 
+/* A broken instance (PEs out of step after a timeout) can free its MPI
+ * objects only if every PE is finalizing it too: MPI_Win_free is collective,
+ * and MPICH's MPI_Finalize hangs on a window that was never freed. So the
+ * PEs meet once more, in a dissemination barrier of point-to-point messages
+ * on the instance's own communicator (no collective there may still be
+ * pending), bounded by SHOAL_TIMEOUT. true: everybody is here. */
+static bool shoal__finalize_agree(shoal_t sh)
+{
+    enum { TAG = 0x5f1 };
+    double timeout = sh->cfg.timeout > 0 ? sh->cfg.timeout : 30, end = shoal__now() + timeout;
+    char *msg; /* [0] sent, [1] received; left to MPI if abandoned */
+
+    if (sh->comm == MPI_COMM_NULL || sh->my_pe < 0) return false;
+    for (int pe = 0; pe < sh->n_pes; pe++)
+        if (shoal__pe_gone(sh, pe)) return false; /* it will never come */
+    msg = calloc(2, 1);
+    if (msg == NULL) return false;
+    for (int dist = 1; dist < sh->n_pes; dist *= 2) {
+        MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        MPI_Status st[2];
+        unsigned spins = 0;
+        int done = 0;
+        if (MPI_Irecv(msg + 1, 1, MPI_CHAR, (sh->my_pe - dist % sh->n_pes + sh->n_pes) % sh->n_pes, TAG, sh->comm,
+                      &req[0]) != MPI_SUCCESS) {
+            free(msg);
+            return false;
+        }
+        if (MPI_Isend(msg, 1, MPI_CHAR, (sh->my_pe + dist) % sh->n_pes, TAG, sh->comm, &req[1]) != MPI_SUCCESS)
+            done = -1;
+        while (!done) {
+            if (MPI_Testall(2, req, &done, st) != MPI_SUCCESS) done = -1;
+            if (!done && shoal__now() > end) done = -1;
+            if (!done) shoal__wait_pause(&spins);
+        }
+        if (done < 0) {
+            /* Nobody came: the requests (and msg, which they may still
+             * use) are left to MPI. */
+            if (req[0] != MPI_REQUEST_NULL) {
+                MPI_Cancel(&req[0]);
+                MPI_Request_free(&req[0]);
+            }
+            if (req[1] != MPI_REQUEST_NULL) MPI_Request_free(&req[1]);
+            return false;
+        }
+    }
+    free(msg);
+    return true;
+}
+
 /* Releases what init created, in reverse. Collective unless the instance
- * is broken (a peer vanished): then only local resources go. */
+ * is broken (a peer vanished) and the other PEs do not come to finalize it:
+ * then only local resources go. */
 int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
 {
     static const char *call = "shoal_finalize";
@@ -626,6 +676,10 @@ int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
         rc = shoal__quiet(sh);
         if (rc == SHOAL_SUCCESS) rc = shoal__rendezvous(sh, call, SHOAL__COLL_FINALIZE, 0);
         if (rc != SHOAL_SUCCESS) sh->broken = true;
+    }
+    if (sh->broken && shoal__finalize_agree(sh)) {
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "every PE finalizes the broken instance: collective cleanup");
+        sh->broken = false;
     }
     if (sh->gpu != NULL) shoal__heap_gpu_destroy(sh);
     shoal__heap_host_destroy(sh);

@@ -1,0 +1,90 @@
+/*
+ * A PE that dies without finalizing (run under mpiexec -disable-auto-cleanup
+ * with SHOAL_TIMEOUT=2). Before it dies: data moves and is checked, heap
+ * exhaustion fails cleanly and the instance stays usable. Then the chosen PE
+ * leaves with _exit(0) (no shoal_finalize, no MPI_Finalize), and every
+ * survivor's next barrier returns SHOAL_ERR_TIMEOUT within seconds, naming
+ * the dead PE and saying its process is gone (it runs on this host), instead
+ * of hanging. shoal_finalize then cleans up locally and the handle is a
+ * tombstone. The survivors end with _exit(0) too: MPI_Finalize waits for
+ * every process, the dead one included.
+ *
+ * Usage: test_fault [dead_pe]   (default: the last PE)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "common/check.h"
+#include "shoal.h"
+
+#define HEAP (1u << 20)
+
+int main(int argc, char **argv)
+{
+    shoal_config_t cfg;
+    shoal_t sh;
+    int me, npes, dead, right, left, vals[16], got[16], status;
+    int *buf;
+    char who[64];
+    double t0;
+
+    MPI_Init(&argc, &argv);
+    test_config(&cfg, HEAP);
+    CHECK_MSG(cfg.timeout > 0 && cfg.timeout <= 10, "run with SHOAL_TIMEOUT=2 (timeout is %g)", cfg.timeout);
+    CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
+    me = shoal_my_pe(sh);
+    npes = shoal_n_pes(sh);
+    dead = argc > 1 ? atoi(argv[1]) : npes - 1;
+    CHECK_MSG(npes >= 2 && dead >= 0 && dead < npes, "need 2 PEs or more and a dead PE in range (%d)", dead);
+    right = (me + 1) % npes;
+    left = (me + npes - 1) % npes;
+
+    /* Healthy: a ring of puts, every value checked. */
+    buf = shoal_malloc(sh, sizeof(vals));
+    CHECK_NONNULL(buf, sh);
+    for (int i = 0; i < 16; i++)
+        vals[i] = me * 1000 + i;
+    CHECK_OK(shoal_int_put(sh, buf, vals, 16, right), sh);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    test_heap_read(sh, got, buf, sizeof(got));
+    for (int i = 0; i < 16; i++)
+        CHECK_EQ_INT(got[i], left * 1000 + i);
+
+    /* Exhaustion is an error, not a fault: the instance goes on. */
+    CHECK_EQ_PTR(shoal_malloc(sh, 2 * HEAP), NULL);
+    CHECK_CONTAINS(shoal_last_error(sh), "exhausted");
+    CHECK_OK(shoal_int_g(sh, &got[0], buf + 3, right), sh);
+    CHECK_EQ_INT(got[0], me * 1000 + 3);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+
+    if (me == dead) {
+        check_note("PE %d exits without shoal_finalize or MPI_Finalize", me);
+        fflush(NULL);
+        _exit(0);
+    }
+    usleep(200 * 1000); /* let it go */
+    t0 = MPI_Wtime();
+    status = shoal_barrier_all(sh);
+    CHECK_STATUS(status, SHOAL_ERR_TIMEOUT, sh);
+    check_note("after %.1f s: %s", MPI_Wtime() - t0, shoal_last_error(sh));
+    CHECK_MSG(MPI_Wtime() - t0 < 8, "the barrier took %.1f s to time out", MPI_Wtime() - t0);
+    snprintf(who, sizeof(who), "PE %d (", dead);
+    CHECK_CONTAINS(shoal_last_error(sh), who);
+    CHECK_CONTAINS(shoal_last_error(sh), "has exited or was killed");
+    CHECK_CONTAINS(shoal_last_error(sh), "shoal_barrier_all");
+
+    t0 = MPI_Wtime();
+    CHECK_OK(shoal_finalize(sh), NULL);
+    CHECK_MSG(MPI_Wtime() - t0 < 1, "finalize of the broken instance took %.1f s", MPI_Wtime() - t0);
+    CHECK_STATUS(shoal_quiet(sh), SHOAL_ERR_INVALID_INSTANCE, NULL);
+    CHECK_CONTAINS(shoal_last_error(sh), "instance was finalized");
+    if (me == (dead == 0 ? 1 : 0))
+        check_note("survivors of PE %d's exit passed on %d PEs", dead, npes);
+    fflush(NULL);
+    _exit(0);
+}
