@@ -41,11 +41,14 @@ const char *shoal__env_str(const char *name)
     return var ? var->def : "";
 }
 
-/* Skip leading and trailing blanks: " 64k " is as good as "64k". */
+/* Skip leading and trailing blanks: " 64k " is as good as "64k". NULL
+ * when the rest does not fit in buf: a value cut short could parse as
+ * something it is not ("64k" followed by many blanks and garbage). */
 static const char *shoal__trim(const char *s, char *buf, size_t len)
 {
     size_t n;
     while (*s == ' ' || *s == '\t') s++;
+    if (strlen(s) >= len) return NULL;
     snprintf(buf, len, "%s", s);
     n = strlen(buf);
     while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\n')) buf[--n] = '\0';
@@ -57,8 +60,7 @@ int shoal__parse_size(const char *s, size_t *value_p)
     char buf[64], *end = NULL;
     unsigned long long v, mult = 1;
 
-    if (s == NULL) return SHOAL_ERR_ENV;
-    s = shoal__trim(s, buf, sizeof(buf));
+    if (s == NULL || (s = shoal__trim(s, buf, sizeof(buf))) == NULL) return SHOAL_ERR_ENV;
     if (*s < '0' || *s > '9') return SHOAL_ERR_ENV; /* no sign, no blank */
     errno = 0;
     v = strtoull(s, &end, 10);
@@ -83,8 +85,7 @@ int shoal__parse_int(const char *s, long *value_p)
     char buf[64], *end = NULL;
     long v;
 
-    if (s == NULL) return SHOAL_ERR_ENV;
-    s = shoal__trim(s, buf, sizeof(buf));
+    if (s == NULL || (s = shoal__trim(s, buf, sizeof(buf))) == NULL) return SHOAL_ERR_ENV;
     if (*s == '\0') return SHOAL_ERR_ENV;
     errno = 0;
     v = strtol(s, &end, 10);
@@ -98,8 +99,7 @@ int shoal__parse_double(const char *s, double *value_p)
     char buf[64], *end = NULL;
     double v;
 
-    if (s == NULL) return SHOAL_ERR_ENV;
-    s = shoal__trim(s, buf, sizeof(buf));
+    if (s == NULL || (s = shoal__trim(s, buf, sizeof(buf))) == NULL) return SHOAL_ERR_ENV;
     if (*s == '\0') return SHOAL_ERR_ENV;
     errno = 0;
     v = strtod(s, &end);
@@ -113,6 +113,10 @@ int shoal__parse_transports(const char *s, unsigned *mask_p, char *err, size_t e
     char buf[256], *save = NULL, *tok;
     unsigned mask = 0;
 
+    if (s != NULL && strlen(s) >= sizeof(buf)) {
+        snprintf(err, err_len, "the list is longer than %zu characters", sizeof(buf) - 1);
+        return SHOAL_ERR_ENV;
+    }
     snprintf(buf, sizeof(buf), "%s", s ? s : "");
     for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         shoal_transport_id_t id;

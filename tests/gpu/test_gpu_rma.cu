@@ -11,20 +11,7 @@
 
 #include "shoal.h"
 #include "shoal_cuda.h"
-extern "C" {
-#include "common/check.h"
-}
-
-#define CUDA_OK(expr)                                                                    \
-    do {                                                                                 \
-        cudaError_t e_ = (expr);                                                         \
-        CHECK_MSG(e_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(e_));           \
-    } while (0)
-#define SH_OK(sh, expr)                                                                  \
-    do {                                                                                 \
-        int s_ = (expr);                                                                 \
-        CHECK_MSG(s_ == SHOAL_SUCCESS, "%s: %s: %s", #expr, shoal_strerror(s_), shoal_last_error(sh)); \
-    } while (0)
+#include "common/gpu_check.h"
 
 __global__ void fill(unsigned char *p, size_t n, unsigned seed)
 {

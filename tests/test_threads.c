@@ -1,0 +1,279 @@
+/*
+ * Threads of one PE.
+ *
+ * test_threads multiple: MPI_THREAD_MULTIPLE; THREADS pthreads per PE each
+ * own a disjoint region and, for ROUNDS rounds, put a fresh pattern into its
+ * own slot of the right neighbour's heap (blocking put, put_nbi, or p per
+ * element), get another thread's stable region of the left neighbour and
+ * check it, and quiet now and then, all at once with the other threads.
+ * Every thread also makes a bad call each round and must read its own
+ * message back. After a barrier every byte of every slot is checked: nothing
+ * was lost. With SHOAL_CHECK=full, a collective entered by a second thread
+ * while one is inside a collective is SHOAL_ERR_THREAD.
+ *
+ * test_threads serialized | funneled: below MPI_THREAD_MULTIPLE, with
+ * SHOAL_CHECK=full, a call from a second thread while the main thread is
+ * inside a barrier (serialized), or any call from a thread other than the
+ * main one (funneled), is SHOAL_ERR_THREAD with a message naming the level.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "common/check.h"
+#include "shoal.h"
+
+enum { THREADS = 4, ROUNDS = 60, CHUNK = 1024, STABLE = 4096 };
+
+static shoal_t sh;
+static int me, npes, right, left;
+static unsigned char *recv_buf; /* [THREADS][ROUNDS][CHUNK]: slots the left neighbour fills */
+static unsigned char *stable;   /* [THREADS][STABLE]: written once, read by the right neighbour */
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static unsigned char *slot(int t, int r)
+{
+    return recv_buf + ((size_t)t * ROUNDS + (size_t)r) * CHUNK;
+}
+
+static void *worker(void *arg)
+{
+    int t = (int)(intptr_t)arg, bad_pe = npes + 100 + t;
+    unsigned char *src = malloc((size_t)ROUNDS * CHUNK), *got = malloc(STABLE), *expect = malloc(STABLE);
+    char want[48];
+
+    CHECK(src && got && expect);
+    snprintf(want, sizeof(want), "pe %d is out of range", bad_pe);
+    for (int r = 0; r < ROUNDS; r++) {
+        unsigned char *s = src + (size_t)r * CHUNK; /* put_nbi sources stay untouched until the end */
+        int other = (t + r) % THREADS, kind = r % 3;
+
+        test_pattern(s, 0, CHUNK, (uint64_t)r, (uint64_t)me, (uint64_t)t);
+        if (kind == 0) {
+            CHECK_OK(shoal_put(sh, slot(t, r), s, CHUNK, right), sh);
+        } else if (kind == 1) {
+            CHECK_OK(shoal_put_nbi(sh, slot(t, r), s, CHUNK, right), sh);
+        } else {
+            const uint64_t *w = (const uint64_t *)s;
+            for (int i = 0; i < CHUNK / 8; i++)
+                CHECK_OK(shoal_uint64_p(sh, (uint64_t *)slot(t, r) + i, w[i], right), sh);
+        }
+        /* a stable region of the left neighbour, written by another thread */
+        CHECK_OK(shoal_get(sh, got, stable + (size_t)other * STABLE, STABLE, left), sh);
+        test_pattern(expect, 0, STABLE, 7777, (uint64_t)left, (uint64_t)other);
+        CHECK_MSG(check_first_diff(got, expect, STABLE) < 0, "thread %d round %d: get of pe %d's region %d differs",
+                  t, r, left, other);
+        /* my own error, whatever the other threads do meanwhile */
+        CHECK_STATUS(shoal_put(sh, slot(t, r), s, 8, bad_pe), SHOAL_ERR_PE, sh);
+        CHECK_CONTAINS(shoal_last_error(sh), want);
+        if (r % 4 == 3)
+            CHECK_OK(shoal_quiet(sh), sh);
+    }
+    CHECK_OK(shoal_quiet(sh), sh);
+    free(src);
+    free(got);
+    free(expect);
+    return NULL;
+}
+
+/* A second thread enters while the main thread waits in a barrier that PE 1
+ * joins late. Returns what the second thread's call returned. */
+typedef struct {
+    atomic_int main_in; /* the main thread is about to enter the barrier */
+    int status;
+    char msg[768];
+    int (*call)(void);
+} intruder_t;
+
+static intruder_t intruder;
+
+static int call_sync_all(void) { return shoal_sync_all(sh); }
+static int call_put(void)
+{
+    int v = 1;
+    return shoal_int_put(sh, (int *)recv_buf, &v, 1, me);
+}
+static int call_quiet(void) { return shoal_quiet(sh); }
+
+static void *intrude(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&intruder.main_in))
+        sleep_ms(1);
+    sleep_ms(300); /* the main thread is inside the barrier by now */
+    intruder.status = intruder.call();
+    snprintf(intruder.msg, sizeof(intruder.msg), "%s", shoal_last_error(sh));
+    return NULL;
+}
+
+static void run_intruder(int (*call)(void))
+{
+    pthread_t th;
+
+    intruder.call = call;
+    atomic_store(&intruder.main_in, 0);
+    intruder.status = 1;
+    if (me == 0)
+        CHECK(pthread_create(&th, NULL, intrude, NULL) == 0);
+    if (me == 1)
+        sleep_ms(1200);
+    atomic_store(&intruder.main_in, 1);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    if (me == 0)
+        CHECK(pthread_join(th, NULL) == 0);
+}
+
+static void test_multiple(void)
+{
+    pthread_t th[THREADS];
+    unsigned char *expect = malloc(CHUNK);
+    shoal_config_t cfg;
+
+    CHECK(expect != NULL);
+    for (int t = 0; t < THREADS; t++) {
+        unsigned char *p = malloc(STABLE);
+        CHECK(p != NULL);
+        test_pattern(p, 0, STABLE, 7777, (uint64_t)me, (uint64_t)t);
+        test_heap_write(sh, stable + (size_t)t * STABLE, p, STABLE);
+        free(p);
+    }
+    test_heap_fill(sh, recv_buf, 0, (size_t)THREADS * ROUNDS * CHUNK);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    for (int t = 0; t < THREADS; t++)
+        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
+    for (int t = 0; t < THREADS; t++)
+        CHECK(pthread_join(th[t], NULL) == 0);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    for (int t = 0; t < THREADS; t++) {
+        for (int r = 0; r < ROUNDS; r++) {
+            unsigned char got[CHUNK];
+            long long diff;
+            test_heap_read(sh, got, slot(t, r), CHUNK);
+            test_pattern(expect, 0, CHUNK, (uint64_t)r, (uint64_t)left, (uint64_t)t);
+            diff = check_first_diff(got, expect, CHUNK);
+            CHECK_MSG(diff < 0, "thread %d of pe %d, round %d (%s): byte %lld lost", t, left, r,
+                      r % 3 == 0 ? "put" : r % 3 == 1 ? "put_nbi" : "p", diff);
+        }
+    }
+    free(expect);
+    if (me == 0)
+        check_note("%d threads x %d rounds x %d bytes per PE arrived intact on %d PEs", THREADS, ROUNDS, CHUNK, npes);
+
+    shoal_config_init(&cfg);
+    if (cfg.check == SHOAL_CHECK_FULL && npes >= 2) {
+        run_intruder(call_sync_all);
+        if (me == 0) {
+            CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
+            CHECK_CONTAINS(intruder.msg, "shoal_sync_all");
+            CHECK_CONTAINS(intruder.msg, "inside a collective (shoal_barrier_all)");
+        }
+        /* puts from another thread during a collective are allowed */
+        run_intruder(call_put);
+        if (me == 0)
+            CHECK_EQ_INT(intruder.status, SHOAL_SUCCESS);
+    }
+}
+
+static void test_serialized(void)
+{
+    CHECK_MSG(npes >= 2, "run on 2 PEs or more");
+    run_intruder(call_put);
+    if (me == 0) {
+        CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
+        check_note("serialized: %s", intruder.msg);
+        CHECK_CONTAINS(intruder.msg, "shoal_int_put");
+        CHECK_CONTAINS(intruder.msg, "MPI_THREAD_SERIALIZED");
+        CHECK_CONTAINS(intruder.msg, "shoal_barrier_all");
+    }
+    run_intruder(call_quiet);
+    if (me == 0)
+        CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
+    /* one at a time, from any thread, is fine */
+    if (me == 0) {
+        pthread_t th;
+        intruder.call = call_quiet;
+        atomic_store(&intruder.main_in, 1);
+        CHECK(pthread_create(&th, NULL, intrude, NULL) == 0);
+        CHECK(pthread_join(th, NULL) == 0);
+        CHECK_EQ_INT(intruder.status, SHOAL_SUCCESS);
+    }
+    CHECK_OK(shoal_barrier_all(sh), sh);
+}
+
+static void *funneled_call(void *arg)
+{
+    (void)arg;
+    intruder.status = shoal_quiet(sh);
+    snprintf(intruder.msg, sizeof(intruder.msg), "%s", shoal_last_error(sh));
+    return NULL;
+}
+
+static void test_funneled(void)
+{
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, funneled_call, NULL) == 0);
+    CHECK(pthread_join(th, NULL) == 0);
+    CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
+    if (me == 0)
+        check_note("funneled: %s", intruder.msg);
+    CHECK_CONTAINS(intruder.msg, "shoal_quiet");
+    CHECK_CONTAINS(intruder.msg, "MPI_THREAD_FUNNELED");
+    CHECK_OK(shoal_quiet(sh), sh); /* the main thread may */
+    CHECK_OK(shoal_barrier_all(sh), sh);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "multiple";
+    int want = strcmp(mode, "serialized") == 0 ? MPI_THREAD_SERIALIZED
+               : strcmp(mode, "funneled") == 0 ? MPI_THREAD_FUNNELED
+                                               : MPI_THREAD_MULTIPLE;
+    int provided = 0;
+    shoal_config_t cfg;
+
+    MPI_Init_thread(&argc, &argv, want, &provided);
+    if (provided < want) {
+        printf("MPI provides thread level %d < %d: skipped\n", provided, want);
+        MPI_Finalize();
+        return TEST_SKIP;
+    }
+    test_config(&cfg, 4u << 20);
+    if (want != MPI_THREAD_MULTIPLE)
+        cfg.check = SHOAL_CHECK_FULL;
+    CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
+    me = shoal_my_pe(sh);
+    npes = shoal_n_pes(sh);
+    right = (me + 1) % npes;
+    left = (me + npes - 1) % npes;
+    recv_buf = shoal_malloc(sh, (size_t)THREADS * ROUNDS * CHUNK);
+    stable = shoal_malloc(sh, (size_t)THREADS * STABLE);
+    CHECK_NONNULL(recv_buf, sh);
+    CHECK_NONNULL(stable, sh);
+
+    if (want == MPI_THREAD_MULTIPLE)
+        test_multiple();
+    else if (want == MPI_THREAD_SERIALIZED)
+        test_serialized();
+    else
+        test_funneled();
+
+    CHECK_OK(shoal_free(sh, stable), sh);
+    CHECK_OK(shoal_free(sh, recv_buf), sh);
+    CHECK_OK(shoal_finalize(sh), NULL);
+    if (me == 0)
+        check_note("threads (%s) passed on %d PEs", mode, npes);
+    MPI_Finalize();
+    return 0;
+}
