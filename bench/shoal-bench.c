@@ -74,6 +74,7 @@ typedef struct bench_opts {
     int batches;        /* batches per figure; the fastest one counts */
     double batch_s;     /* longest a batch should last: slow references run fewer ops */
     size_t batch_bytes; /* bytes one bandwidth batch moves (at most iters ops) */
+    int quick;          /* --quick: a smoke test, rough figures */
 } bench_opts_t;
 
 /* One figure: ops timed side by side on n bytes. */
@@ -306,10 +307,11 @@ static void bench_goal(const char *what, double ratio, double limit, int at_most
 
 /* ------------------------------------------------------------ measurements */
 
-/* One batch of each op of f, or (warm_up) the warm-up that fixes the
- * counts. One-sided ops run on PE 0 while the others wait; every batch is
- * checked by a fresh pattern. */
-static void bench_fig_batch(bench_t *b, bench_fig_t *f, int warm_up)
+/* One batch of each op of f in pass pass, or (pass 0) the warm-up that
+ * fixes the counts. One-sided ops run on PE 0 while the others wait; the
+ * op that goes first turns with the pass, so none always runs right after
+ * the data checks; every batch is checked by a fresh pattern. */
+static void bench_fig_batch(bench_t *b, bench_fig_t *f, int pass)
 {
     int coll = bench_is_collective(f->ops[0]);
     size_t n = f->n;
@@ -333,9 +335,10 @@ static void bench_fig_batch(bench_t *b, bench_fig_t *f, int warm_up)
     bench_sync(b);
 
     if (coll || b->me == 0) {
-        for (int k = 0; k < f->nops; k++) {
+        for (int j = 0; j < f->nops; j++) {
+            int k = (j + pass) % f->nops;
             double t;
-            if (warm_up) {
+            if (pass == 0) {
                 f->count[k] = bench_calibrate(b, f->ops[k], n, f->count[k]);
                 f->best[k] = -1;
                 continue;
@@ -403,9 +406,10 @@ static int bench_figs(const bench_t *b, bench_fig_t *figs, int max)
 static void bench_usage(FILE *out)
 {
     fprintf(out,
-            "usage: mpiexec -n 2|4 shoal-bench [--iters N] [--max-size BYTES] [--quick]\n"
+            "usage: mpiexec -n 2|4 shoal-bench [--iters N] [--max-size BYTES] [--batches N] [--quick]\n"
             "  --iters N         operations per latency and barrier batch (default 100000)\n"
             "  --max-size BYTES  largest put of the bandwidth sweep, suffixes k, m, g (default 64m)\n"
+            "  --batches N       batches per figure, the best counts (default 5; more on a busy machine)\n"
             "  --quick           few iterations and sizes up to 4m, for smoke tests\n");
 }
 
@@ -431,7 +435,7 @@ static size_t bench_parse_size(const char *s)
  * 2 for --help. */
 static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
 {
-    long iters = 0;
+    long iters = 0, batches = 0;
     size_t max_size = 0;
     int quick = 0;
 
@@ -445,15 +449,26 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
             if (me == 0) bench_usage(stdout);
             return 2;
         }
-        if ((strcmp(a, "--iters") == 0 || strcmp(a, "--max-size") == 0) && i + 1 < argc) val = argv[++i];
+        if ((strcmp(a, "--iters") == 0 || strcmp(a, "--max-size") == 0 || strcmp(a, "--batches") == 0) &&
+            i + 1 < argc)
+            val = argv[++i];
         else if (strncmp(a, "--iters=", 8) == 0) val = a + 8;
         else if (strncmp(a, "--max-size=", 11) == 0) val = a + 11;
-        if (val != NULL && strncmp(a, "--iters", 7) == 0) {
+        else if (strncmp(a, "--batches=", 10) == 0) val = a + 10;
+        if (val != NULL && (strncmp(a, "--iters", 7) == 0 || strncmp(a, "--batches", 9) == 0)) {
+            int is_iters = a[2] == 'i';
+            long max = is_iters ? LONG_MAX : 1000;
             char *end = NULL;
+            long v;
             errno = 0;
-            iters = strtol(val, &end, 10);
-            if (errno == 0 && end != val && *end == '\0' && iters > 0) continue;
-            if (me == 0) fprintf(stderr, "shoal-bench: --iters wants a positive count, not '%s'\n", val);
+            v = strtol(val, &end, 10);
+            if (errno == 0 && end != val && *end == '\0' && v > 0 && v <= max) {
+                *(is_iters ? &iters : &batches) = v;
+                continue;
+            }
+            if (me == 0)
+                fprintf(stderr, "shoal-bench: %s wants a count from 1 to %ld, not '%s'\n",
+                        is_iters ? "--iters" : "--batches", max, val);
             return 1;
         }
         if (val != NULL) {
@@ -470,12 +485,14 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
         }
         return 1;
     }
+    o->quick = quick;
     o->iters = quick ? 1000 : 100000;
     o->max_size = quick ? BENCH_GOAL_BW_SIZE : 64 * BENCH_MIB;
     o->batches = quick ? 3 : 5;
     o->batch_s = quick ? 0.02 : 0.1;
     o->batch_bytes = quick ? 64 * BENCH_MIB : 256 * BENCH_MIB;
     if (iters > 0) o->iters = iters;
+    if (batches > 0) o->batches = (int)batches;
     if (max_size > 0) o->max_size = max_size;
     return 0;
 }
@@ -577,7 +594,7 @@ static void bench_header(const bench_t *b, int n_nodes, int host_ranks, long cor
            b->shoal_rma_win ? "MPI_Alloc_mem memory (shoal's own RMA window covers its heap)"
                             : "a shoal_malloc buffer");
     printf("best of %d batches; up to %ld ops per batch, fewer where a batch would pass %.2f s%s\n",
-           b->o.batches, b->o.iters, b->o.batch_s, b->o.batches < 5 ? " (--quick: rough figures)" : "");
+           b->o.batches, b->o.iters, b->o.batch_s, b->o.quick ? " (--quick: rough figures)" : "");
     /* Other work on the cores skews every figure: say how busy they were. */
     if (getloadavg(load, 1) == 1)
         printf("load average at start %.2f on %ld cores%s\n", load[0], cores,
@@ -623,7 +640,7 @@ int main(int argc, char **argv)
 
     nf = bench_figs(&b, figs, (int)(sizeof(figs) / sizeof(figs[0])));
     for (int pass = 0; pass <= b.o.batches; pass++)
-        for (int f = 0; f < nf; f++) bench_fig_batch(&b, &figs[f], pass == 0);
+        for (int f = 0; f < nf; f++) bench_fig_batch(&b, &figs[f], pass);
 
     if (b.me == 0) {
         const double *put = figs[0].best, *get = figs[1].best, *bar = figs[2].best;

@@ -138,7 +138,9 @@ int shoal__parse_transports(const char *s, unsigned *mask_p, char *err, size_t e
 static void shoal__env_bad(shoal_config_t *cfg, const char *name, const char *value, const char *expect)
 {
     if (cfg->env_error[0] != '\0') return;
-    snprintf(cfg->env_error, sizeof(cfg->env_error), "SHOAL_%s=%s is invalid: expected %s", name, value, expect);
+    /* A long value is cut, so that the name and what is expected show. */
+    snprintf(cfg->env_error, sizeof(cfg->env_error), "SHOAL_%s=%.64s%s is invalid: expected %s", name, value,
+             strlen(value) > 64 ? "..." : "", expect);
 }
 
 void shoal_config_init(shoal_config_t *cfg)

@@ -24,6 +24,27 @@
 
 #define HEAP (1u << 20)
 
+/* The survivors wait for each other (point to point: a collective would
+ * include the dead PE), so that none exits while another still reads its
+ * node's control block. */
+static void survivors_meet(int dead, int npes)
+{
+    int me, root = dead == 0 ? 1 : 0, token = 0;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me == root) {
+        for (int p = 0; p < npes; p++)
+            if (p != root && p != dead)
+                MPI_Recv(&token, 1, MPI_INT, p, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int p = 0; p < npes; p++)
+            if (p != root && p != dead)
+                MPI_Send(&token, 1, MPI_INT, p, 78, MPI_COMM_WORLD);
+    } else {
+        MPI_Send(&token, 1, MPI_INT, root, 77, MPI_COMM_WORLD);
+        MPI_Recv(&token, 1, MPI_INT, root, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
 int main(int argc, char **argv)
 {
     shoal_config_t cfg;
@@ -77,6 +98,7 @@ int main(int argc, char **argv)
     CHECK_CONTAINS(shoal_last_error(sh), who);
     CHECK_CONTAINS(shoal_last_error(sh), "has exited or was killed");
     CHECK_CONTAINS(shoal_last_error(sh), "shoal_barrier_all");
+    survivors_meet(dead, npes);
 
     t0 = MPI_Wtime();
     CHECK_OK(shoal_finalize(sh), NULL);
