@@ -41,9 +41,13 @@ double shoal__now(void)
 
 /* Spin for a while (lowest latency when every PE has a core), then yield
  * (ranks oversubscribing the cores must let the one we wait for run). */
+/* Spins before a wait starts yielding: lowered at init when a node has more
+ * ranks than CPUs, where spinning only keeps the awaited rank off its core. */
+unsigned shoal__spin_limit = 2000;
+
 void shoal__wait_pause(unsigned *spins)
 {
-    if (*spins < 2000) {
+    if (*spins < shoal__spin_limit) {
         (*spins)++;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -59,7 +63,8 @@ void shoal__wait_progress(shoal_t sh, unsigned *spins)
 {
     /* spins stops counting once waits yield; poke MPI from the first
      * iteration of every yield, and every 64 spins before. */
-    if (sh->rma_win != MPI_WIN_NULL && ((*spins & 63) == 0 || *spins >= 2000)) {
+    if ((sh->rma_win != MPI_WIN_NULL || sh->progress_win != MPI_WIN_NULL) &&
+        ((*spins & 63) == 0 || *spins >= shoal__spin_limit)) {
         int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
     }

@@ -171,6 +171,7 @@ int shoal__side_create(shoal_t sh)
     if (sd == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     sd->diag_win = MPI_WIN_NULL;
     sd->n_puts = 0;
+    sd->puts_dropped = 0;
     sd->puts_overflow = false;
     atomic_store(&sd->owner, 0);
     atomic_store(&sd->coll_owner, 0);
@@ -562,6 +563,11 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
         if (MPI_Query_thread(&level) == MPI_SUCCESS) atomic_store(&shoal__thread_level, level);
     }
     SHOAL__PHASE(shoal__nodes_create(sh));
+    {
+        /* More ranks on this node than CPUs: waits yield at once. */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cpus > 0 && sh->node_size > cpus) shoal__spin_limit = 16;
+    }
     SHOAL__PHASE(shoal__ctrl_create(sh));
     SHOAL__PHASE(shoal__side_create(sh));
 

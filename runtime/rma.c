@@ -206,23 +206,28 @@ static int shoal__quiet_do(shoal_t sh)
     return rc;
 }
 
-/* SHOAL_CHECK=full: the puts recorded before the flush began are complete. */
+/* SHOAL_CHECK=full: the puts recorded before the flush began are complete.
+ * Positions count from the first range ever recorded, so that quiets of
+ * several threads at once drop each range once. */
 static int shoal__quiet_full(shoal_t sh, shoal__side_t *sd)
 {
-    size_t done;
+    size_t end, drop;
     bool held = false;
     int rc = shoal__side_enter(sh, sd, "shoal_quiet", false, &held);
 
     if (rc != SHOAL_SUCCESS) return rc;
     pthread_mutex_lock(&sd->lock);
-    done = sd->n_puts;
+    end = sd->puts_dropped + sd->n_puts;
     pthread_mutex_unlock(&sd->lock);
     rc = shoal__quiet_do(sh);
     if (rc == SHOAL_SUCCESS) {
         pthread_mutex_lock(&sd->lock);
-        if (done > 0) {
-            memmove(sd->puts, sd->puts + done, (sd->n_puts - done) * sizeof(*sd->puts));
-            sd->n_puts -= done;
+        drop = end > sd->puts_dropped ? end - sd->puts_dropped : 0;
+        if (drop > sd->n_puts) drop = sd->n_puts;
+        if (drop > 0) {
+            memmove(sd->puts, sd->puts + drop, (sd->n_puts - drop) * sizeof(*sd->puts));
+            sd->n_puts -= drop;
+            sd->puts_dropped += drop;
         }
         if (sd->n_puts == 0) sd->puts_overflow = false;
         pthread_mutex_unlock(&sd->lock);

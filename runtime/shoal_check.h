@@ -52,6 +52,7 @@ typedef struct shoal__side {
     pthread_mutex_t lock;       /* guards puts */
     shoal__range_t *puts;       /* puts since the last quiet, in issue order */
     size_t n_puts, cap_puts;
+    size_t puts_dropped;        /* ranges ever removed from the front (quiets of any thread) */
     bool puts_overflow;         /* more than SHOAL__MAX_PUT_RANGES: some not recorded */
     _Atomic uintptr_t owner;    /* thread inside the instance (below MPI_THREAD_MULTIPLE) */
     _Atomic uintptr_t coll_owner; /* thread inside a collective (any level) */

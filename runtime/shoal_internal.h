@@ -203,6 +203,7 @@ SHOAL__HIDDEN int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint
 
 /* Spin briefly, then yield the CPU: waits never starve oversubscribed ranks. */
 SHOAL__HIDDEN void shoal__wait_pause(unsigned *spins);
+extern SHOAL__HIDDEN unsigned shoal__spin_limit;
 /* The same, and now and then drive MPI's progress engine: a PE waiting in a
  * rendezvous may be the target of a peer's MPI RMA that needs it. */
 SHOAL__HIDDEN void shoal__wait_progress(shoal_t sh, unsigned *spins);
