@@ -16,22 +16,7 @@
 #include "shoal.h"
 #include "shoal_cuda.h"
 
-#define CUDA_OK(expr)                                                                    \
-    do {                                                                                 \
-        cudaError_t e_ = (expr);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                \
-        }                                                                                \
-    } while (0)
-#define SH_OK(sh, expr)                                                                  \
-    do {                                                                                 \
-        int s_ = (expr);                                                                 \
-        if (s_ != SHOAL_SUCCESS) {                                                       \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, shoal_last_error(sh)); \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                \
-        }                                                                                \
-    } while (0)
+#include "bench_gpu.h"
 
 typedef CUresult (*write32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 typedef CUresult (*wait32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
