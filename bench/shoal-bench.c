@@ -671,7 +671,8 @@ int main(int argc, char **argv)
         printf("(shoal/MPI: against the faster of the two MPI windows)\n");
         /* The goals are for one node: puts between PEs of a node (shm), a
          * barrier of PEs all on one node. */
-        printf("\ngoals (one node; MPI: the faster window):\n");
+        printf("\ngoals (one node; MPI: the faster window)%s:\n",
+               b.o.quick ? "; --quick: indicative only, 4 MiB reads low with few puts per batch" : "");
         if (strcmp(tp, "shm") == 0) {
             bench_goal("put 8 B latency / MPI_Put+MPI_Win_flush", figs[0].best[0] / put_mpi, 0.1, 1);
             if (bw_goal > 0) bench_goal("put 4 MiB bandwidth / memcpy", bw_goal, 0.9, 0);
