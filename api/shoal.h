@@ -76,6 +76,13 @@ enum {
     SHOAL_CHECK_FULL = 2   /* + outstanding-put tracking on reads */
 };
 
+/* How a PE waits in a collective for its peers (SHOAL_WAIT). */
+enum {
+    SHOAL_WAIT_AUTO = 0, /* spin, then yield; also sleep when the node has more PEs than CPUs */
+    SHOAL_WAIT_SPIN = 1, /* spin, then yield: never sleep */
+    SHOAL_WAIT_SLEEP = 2 /* spin, then yield, then sleep in the kernel until woken */
+};
+
 /* Instance settings. shoal_config_init fills defaults, then applies SHOAL_*
  * environment variables; the caller may then change any field. */
 typedef struct shoal_config {
@@ -85,6 +92,7 @@ typedef struct shoal_config {
     int node_size;         /* >0: consecutive blocks of this many ranks act as nodes */
     int check;             /* SHOAL_CHECK_* */
     double timeout;        /* seconds a collective waits for peers; <= 0: forever */
+    int wait;              /* SHOAL_WAIT_*: how a PE waits for its peers */
     char env_error[256];   /* set by shoal_config_init when a SHOAL_* value is invalid */
 } shoal_config_t;
 

@@ -11,6 +11,9 @@
  *   put bandwidth  shoal_put           vs MPI_Put + MPI_Win_flush, and memcpy
  *                                         between two private buffers
  *   barrier        shoal_barrier_all   vs MPI_Barrier(MPI_COMM_WORLD)
+ *   imbalance      PE 0 works while the others wait in shoal_barrier_all
+ *                  vs while they wait in MPI_Barrier: the time PE 0's work
+ *                  takes (ranks waiting on a core PE 0 needs slow it down)
  *
  * MPI gets two windows of the size shoal puts into, both locked for all
  * (MPI_Win_lock_all) for the whole run:
@@ -208,6 +211,25 @@ static double bench_run(const bench_t *b, int op, size_t n, long count)
         break;
     }
     return MPI_Wtime() - t0;
+}
+
+/* PE 0 does a fixed amount of work while the others wait in a barrier
+ * (shoal's, or MPI's); returns how long the work took PE 0. */
+static double bench_imbalance(const bench_t *b, int use_shoal)
+{
+    enum { WORK = 20000000 };
+    volatile unsigned long acc = 0;
+    double t = 0;
+
+    bench_sync(b);
+    if (b->me == 0) {
+        double t0 = MPI_Wtime();
+        for (unsigned long i = 0; i < WORK; i++) acc += i * 2654435761ul;
+        t = MPI_Wtime() - t0;
+    }
+    if (use_shoal) BENCH_SHOAL(b, shoal_barrier_all(b->sh), "shoal_barrier_all");
+    else BENCH_MPI(b, MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    return t;
 }
 
 static int bench_is_collective(int op) { return op == BENCH_SHOAL_BARRIER || op == BENCH_MPI_BARRIER; }
@@ -664,6 +686,20 @@ int main(int argc, char **argv)
         /* The goals are judged against MPI's faster window. */
         put_mpi = put[1] < put[2] ? put[1] : put[2];
         fflush(stdout);
+    }
+
+    {
+        /* Alternating, the mean of each: how much the waiters get in the
+         * worker's way varies from one round to the next. */
+        int reps = b.o.quick ? 6 : 20;
+        double imb[2] = {0, 0};
+        for (int rep = 0; rep < reps; rep++)
+            for (int k = 0; k < 2; k++) imb[k] += bench_imbalance(&b, k == 0) / reps;
+        if (b.me == 0) {
+            printf("\n%-40s %10s %10s %10s\n", "imbalance, ms of PE 0's work: others in", "shoal", "MPI", "ratio");
+            printf("%-40s %10.3f %10.3f %10.3f\n", "shoal_barrier_all / MPI_Barrier", imb[0] * 1e3, imb[1] * 1e3,
+                   imb[0] / imb[1]);
+        }
     }
 
     BENCH_SHOAL(&b, shoal_pe_transport(b.sh, 1, &tp), "shoal_pe_transport");

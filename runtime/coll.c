@@ -9,12 +9,16 @@
  * collective the others have left. A timeout names the PEs that never
  * arrived, the call each is in, and whether its process is gone; on another
  * node, what that node's control block (read through MPI RMA) says. */
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "shoal_check.h"
 
@@ -69,6 +73,96 @@ void shoal__wait_progress(shoal_t sh, unsigned *spins)
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
     }
     shoal__wait_pause(spins);
+}
+
+/* The control block lives in a MAP_SHARED window: shared futexes (no
+ * FUTEX_PRIVATE_FLAG), so that processes wake each other. */
+static void shoal__futex_wait(_Atomic uint32_t *word, uint32_t seen, long max_ns)
+{
+    struct timespec ts = {.tv_sec = max_ns / 1000000000L, .tv_nsec = max_ns % 1000000000L};
+    /* EAGAIN (the word moved), EINTR and ETIMEDOUT all mean: look again. */
+    (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, &ts, NULL, 0);
+}
+
+/* Wake whoever sleeps on q, after the store they wait for; a fence and a
+ * load when nobody does, and one load on a node whose PEs never sleep. */
+static void shoal__waitq_wake(shoal_t sh, shoal__waitq_t *q)
+{
+    if (!atomic_load_explicit(&sh->ctrl->sleepy, memory_order_relaxed)) return;
+    /* Pairs with the fence in shoal__node_wait: either the sleeper sees the
+     * store this wake follows, or this sees the sleeper. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&q->sleepers, memory_order_relaxed) == 0) return;
+    atomic_fetch_add_explicit(&q->seq, 1, memory_order_release);
+    (void)syscall(SYS_futex, (uint32_t *)&q->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Say in my slot that I gave up on the current collective, and wake the PEs
+ * of my node that wait for me. */
+static void shoal__give_up(shoal_t sh)
+{
+    atomic_fetch_or_explicit(&sh->ctrl->slot[sh->node_rank].arrived, SHOAL__GAVE_UP, memory_order_release);
+    shoal__waitq_wake(sh, &sh->ctrl->leader_q);
+    shoal__waitq_wake(sh, &sh->ctrl->release_q);
+}
+
+/* What a rendezvous waits for in the control block. */
+typedef struct shoal__wait_for {
+    _Atomic uint64_t *word;  /* done once *word >= gen */
+    _Atomic uint64_t *abort; /* or once *abort has SHOAL__GAVE_UP (may be NULL) */
+    uint64_t gen;
+} shoal__wait_for_t;
+
+static bool shoal__wait_done(const shoal__wait_for_t *w)
+{
+    return atomic_load_explicit(w->word, memory_order_acquire) >= w->gen ||
+           (w->abort != NULL && (atomic_load_explicit(w->abort, memory_order_acquire) & SHOAL__GAVE_UP));
+}
+
+/* Yields before a wait on an oversubscribed node sleeps: a barrier whose
+ * PEs are all there completes within them (a sleeper wakes tens of
+ * microseconds late), a longer wait leaves the CPU to the PEs at work. */
+#define SHOAL__YIELDS_BEFORE_SLEEP 32u
+
+/* One step of a wait in the control block, until shoal__wait_done(w): spin,
+ * then yield, and on a node with more PEs than CPUs then sleep on q, for at
+ * most a millisecond at a time (the caller checks its deadline between
+ * steps). */
+static void shoal__node_wait(shoal_t sh, unsigned *spins, shoal__waitq_t *q, const shoal__wait_for_t *w)
+{
+    uint32_t seen;
+
+    if (!sh->wait_sleep || *spins < shoal__spin_limit + SHOAL__YIELDS_BEFORE_SLEEP) {
+        bool yielding = *spins >= shoal__spin_limit;
+        shoal__wait_progress(sh, spins);
+        if (yielding) (*spins)++; /* wait_pause counts spins only */
+        return;
+    }
+    if (sh->rma_win != MPI_WIN_NULL || sh->progress_win != MPI_WIN_NULL) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
+    }
+    atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_relaxed);
+    seen = atomic_load_explicit(&q->seq, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!shoal__wait_done(w)) shoal__futex_wait(&q->seq, seen, 1000000L);
+    atomic_fetch_sub_explicit(&q->sleepers, 1, memory_order_relaxed);
+}
+
+/* One step of a wait for MPI (a leader's non-blocking collective): as
+ * shoal__wait_pause, then, where waits sleep, naps of 50 us between polls
+ * (MPI has no futex to wake this PE through). */
+static void shoal__mpi_wait(shoal_t sh, unsigned *spins)
+{
+    static const struct timespec nap = {0, 50000};
+
+    if (!sh->wait_sleep || *spins < shoal__spin_limit + SHOAL__YIELDS_BEFORE_SLEEP) {
+        bool yielding = *spins >= shoal__spin_limit;
+        shoal__wait_pause(spins);
+        if (yielding) (*spins)++;
+        return;
+    }
+    nanosleep(&nap, NULL);
 }
 
 /* Timeout bookkeeping of one wait (a leader's intra- and inter-node phases
@@ -143,6 +237,9 @@ static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived
         return;
     }
     if (shoal__pe_gone(sh, pe)) {
+        /* Tell the rest of the node, so that every PE of it reports the same. */
+        if (sh->pe_node[pe] == sh->node_id)
+            atomic_store_explicit(&sh->ctrl->slot[sh->pe_node_rank[pe]].gone, 1, memory_order_release);
         shoal__list_add(&w->missing, "PE %d (%sits process %d has exited or was killed)", pe, node,
                         shoal__side(sh)->pe_pid[pe]);
     } else if (arrived == 0) {
@@ -283,11 +380,15 @@ static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t
     int rc;
 
     sh->broken = true;
-    atomic_fetch_or_explicit(&sh->ctrl->slot[sh->node_rank].arrived, SHOAL__GAVE_UP, memory_order_release);
-    if (w == NULL)
+    if (w == NULL) {
+        shoal__give_up(sh);
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call, "timed out after %g s in %s", sh->cfg.timeout,
                             shoal__coll_name(coll));
+    }
+    /* Look at my node before saying I give up: the PEs that my giving up
+     * releases then find the gone processes I found, and say the same. */
     shoal__who_local(sh, w, gen, coll);
+    shoal__give_up(sh);
     if (w->missing.count == 0 && sh->n_nodes > 1) {
         if (w->gave_up.count == 0) {
             shoal__node_pes_str(sh, sh->node_id, pes, sizeof(pes));
@@ -355,7 +456,7 @@ static bool shoal__wait_request(shoal_t sh, MPI_Request *req)
         if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
         if (done) return true;
         if (shoal__expired(&dl)) return false;
-        shoal__wait_pause(&spins);
+        shoal__mpi_wait(sh, &spins);
     }
 }
 
@@ -431,7 +532,7 @@ static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t ar
             if (in != local) sd->coll_buf = NULL;
             return shoal__timeout_error(sh, call, coll, sh->gen, SHOAL__TO_WAITED);
         }
-        shoal__wait_pause(&spins);
+        shoal__mpi_wait(sh, &spins);
     }
     if (out[0] == 0 || out[1] != ~out[2] || out[3] != ~out[4]) *verdict_p = SHOAL_ERR_NOT_SYMMETRIC;
 out:
@@ -443,6 +544,7 @@ static void shoal__release(shoal_t sh, uint64_t gen, int verdict)
 {
     atomic_store_explicit(&sh->ctrl->verdict, verdict, memory_order_relaxed);
     atomic_store_explicit(&sh->ctrl->release, gen, memory_order_release);
+    shoal__waitq_wake(sh, &sh->ctrl->release_q);
 }
 
 static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t arg)
@@ -467,10 +569,11 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
     if (sh->node_rank == 0) {
         for (int r = 1; r < sh->node_size; r++) {
             shoal__pe_slot_t *s = &c->slot[r];
+            shoal__wait_for_t wf = {.word = &s->arrived, .gen = gen};
             uint64_t a;
             while ((a = atomic_load_explicit(&s->arrived, memory_order_acquire)) < gen) {
                 if (shoal__expired(&dl)) break;
-                shoal__wait_progress(sh, &spins);
+                shoal__node_wait(sh, &spins, &c->leader_q, &wf);
             }
             /* Gone for good (it gave up, maybe waiting for me), or too late. */
             if (a < gen || (a & SHOAL__GAVE_UP)) {
@@ -495,13 +598,15 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
         /* A little longer than the leader, so that a leader that is here
          * decides, and its node agrees. */
         /* A leader that gave up before I even arrived: I am late. */
+        shoal__wait_for_t wf = {.word = &c->release, .abort = &c->slot[0].arrived, .gen = gen};
         bool waited = false;
         dl.timeout += dl.timeout < 4 ? dl.timeout / 4 : 1;
+        shoal__waitq_wake(sh, &c->leader_q);
         while (atomic_load_explicit(&c->release, memory_order_acquire) < gen) {
             if (shoal__expired(&dl)) return shoal__timeout_error(sh, call, coll, gen, SHOAL__TO_WAITED);
             if (atomic_load_explicit(&c->slot[0].arrived, memory_order_relaxed) & SHOAL__GAVE_UP)
                 return shoal__timeout_error(sh, call, coll, gen, waited ? SHOAL__TO_LEADER : SHOAL__TO_LATE);
-            shoal__wait_progress(sh, &spins);
+            shoal__node_wait(sh, &spins, &c->release_q, &wf);
             waited = true;
         }
         verdict = atomic_load_explicit(&c->verdict, memory_order_relaxed);
@@ -511,7 +616,7 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
     if (verdict == SHOAL_ERR_NOT_SYMMETRIC) return shoal__mismatch_error(sh, call, coll, arg);
     if (verdict != SHOAL_SUCCESS) {
         sh->broken = true;
-        atomic_fetch_or_explicit(&me->arrived, SHOAL__GAVE_UP, memory_order_release);
+        shoal__give_up(sh);
         return shoal__error(sh, verdict, call, "the node leader (PE %d) failed in %s: %s", sh->node_pes[0],
                             shoal__coll_name(coll), shoal_strerror(verdict));
     }

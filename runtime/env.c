@@ -185,6 +185,12 @@ void shoal_config_init(shoal_config_t *cfg)
     else if (strcasecmp(v, "full") == 0) cfg->check = SHOAL_CHECK_FULL;
     else shoal__env_bad(cfg, "CHECK", v, "off, basic or full");
 
+    v = shoal__env_str("WAIT");
+    if (strcasecmp(v, "auto") == 0) cfg->wait = SHOAL_WAIT_AUTO;
+    else if (strcasecmp(v, "spin") == 0) cfg->wait = SHOAL_WAIT_SPIN;
+    else if (strcasecmp(v, "sleep") == 0) cfg->wait = SHOAL_WAIT_SLEEP;
+    else shoal__env_bad(cfg, "WAIT", v, "auto, spin or sleep");
+
     v = shoal__env_str("TIMEOUT");
     if (shoal__parse_double(v, &d) != 0 || d < 0) shoal__env_bad(cfg, "TIMEOUT", v, "a number of seconds >= 0");
     else cfg->timeout = d;

@@ -274,12 +274,16 @@ bool shoal__pe_gone(shoal_t sh, int pe)
     pid_t pid;
 
     if (sd == NULL || sd->pe_pid == NULL || (unsigned)pe >= (unsigned)sh->n_pes || sd->pe_pid[pe] <= 0) return false;
+    /* A node peer found it gone already. */
+    if (sh->ctrl != NULL && sh->pe_node != NULL && sh->pe_node[pe] == sh->node_id &&
+        atomic_load_explicit(&sh->ctrl->slot[sh->pe_node_rank[pe]].gone, memory_order_acquire))
+        return true;
     pid = (pid_t)sd->pe_pid[pe];
     if (kill(pid, 0) != 0 && errno == ESRCH) return true;
     /* Exited but not yet reaped by its launcher: state Z (or X). */
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
     f = fopen(path, "r");
-    if (f == NULL) return false;
+    if (f == NULL) return errno == ENOENT; /* reaped since kill() */
     n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
     buf[n] = '\0';
@@ -376,14 +380,22 @@ static int shoal__ctrl_create(shoal_t sh)
     if (sh->node_rank == 0) {
         atomic_init(&sh->ctrl->release, 0);
         atomic_init(&sh->ctrl->verdict, 0);
+        atomic_init(&sh->ctrl->release_q.seq, 0);
+        atomic_init(&sh->ctrl->release_q.sleepers, 0);
+        atomic_init(&sh->ctrl->leader_q.seq, 0);
+        atomic_init(&sh->ctrl->leader_q.sleepers, 0);
+        atomic_init(&sh->ctrl->sleepy, 0);
         for (int r = 0; r < sh->node_size; r++) {
             atomic_init(&sh->ctrl->slot[r].arrived, 0);
             atomic_init(&sh->ctrl->slot[r].coll, SHOAL__COLL_NONE);
             atomic_init(&sh->ctrl->slot[r].arg, 0);
+            atomic_init(&sh->ctrl->slot[r].gone, 0);
         }
     }
     /* Nobody touches the block before its owner initialized it. */
     SHOAL__MPI_CHECK(sh, call, MPI_Barrier(sh->node_comm));
+    /* Before any rendezvous: a PE that may sleep makes every waker look. */
+    if (sh->wait_sleep) atomic_store_explicit(&sh->ctrl->sleepy, 1, memory_order_relaxed);
 out:
     return rc;
 }
@@ -464,6 +476,8 @@ static int shoal__init_check(MPI_Comm comm, const shoal_config_t *cfg)
                             cfg->heap_kind);
     if (cfg->check < SHOAL_CHECK_OFF || cfg->check > SHOAL_CHECK_FULL)
         return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config check %d is not a SHOAL_CHECK_* value", cfg->check);
+    if (cfg->wait < SHOAL_WAIT_AUTO || cfg->wait > SHOAL_WAIT_SLEEP)
+        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config wait %d is not a SHOAL_WAIT_* value", cfg->wait);
     if (!(cfg->timeout >= 0))
         return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config timeout %g is negative", cfg->timeout);
     if (cfg->node_size < 0)
@@ -564,9 +578,13 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     }
     SHOAL__PHASE(shoal__nodes_create(sh));
     {
-        /* More ranks on this node than CPUs: waits yield at once. */
+        /* More ranks on this node than CPUs: waits yield at once, and (unless
+         * SHOAL_WAIT=spin) the waits of a rendezvous end up asleep, so that
+         * the PEs at work get the cores. Every PE of a node decides alike. */
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        if (cpus > 0 && sh->node_size > cpus) shoal__spin_limit = 16;
+        bool crowded = cpus > 0 && sh->node_size > cpus;
+        if (crowded) shoal__spin_limit = 16;
+        sh->wait_sleep = sh->cfg.wait == SHOAL_WAIT_SLEEP || (sh->cfg.wait == SHOAL_WAIT_AUTO && crowded);
     }
     SHOAL__PHASE(shoal__ctrl_create(sh));
     SHOAL__PHASE(shoal__side_create(sh));

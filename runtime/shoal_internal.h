@@ -96,6 +96,7 @@ enum { SHOAL__ENV_SIZE, SHOAL__ENV_INT, SHOAL__ENV_DOUBLE, SHOAL__ENV_STR };
     X(NODE_SIZE, INT, "0", "if > 0, consecutive blocks of N ranks act as separate nodes") \
     X(CHECK, STR, "basic", "argument and symmetry checks: off, basic or full")           \
     X(TIMEOUT, DOUBLE, "300", "seconds a collective waits for its peers; 0 waits forever") \
+    X(WAIT, STR, "auto", "waits for peers: spin, sleep, or auto (sleep when PEs outnumber CPUs)") \
     X(TRANSPORT_DISABLE, STR, "", "transports never to use, e.g. cuda_ipc,shm")          \
     X(P2P_LEVEL, STR, "SYS", "worst GPU path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS") \
     X(TOPO_FILE, STR, "", "hwloc XML to load instead of the live machine")               \
@@ -184,15 +185,27 @@ SHOAL__HIDDEN const char *shoal__coll_name(int coll);
 typedef struct shoal__pe_slot {
     _Atomic uint64_t arrived; /* generation of the last rendezvous entered */
     _Atomic uint32_t coll;    /* SHOAL__COLL_* it entered */
+    _Atomic uint32_t gone;    /* a node peer found its process gone */
     _Atomic uint64_t arg;     /* its argument (size, offset) for symmetry checks */
     char pad[SHOAL__CACHELINE - 24];
 } shoal__pe_slot_t;
+
+/* Where PEs of a node sleep when they have no core to spin on: a futex
+ * word bumped by a waker that saw a sleeper (so the fast path only reads
+ * sleepers), and the number of PEs asleep or about to be. */
+typedef struct shoal__waitq {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t sleepers;
+} shoal__waitq_t;
 
 /* Per-node control block in the node's shared window. */
 typedef struct shoal__node_ctrl {
     _Atomic uint64_t release; /* last generation the leader released */
     _Atomic int32_t verdict;  /* 0, or the status of the released generation */
-    char pad[SHOAL__CACHELINE - 12];
+    shoal__waitq_t release_q; /* PEs waiting for the release sleep here */
+    shoal__waitq_t leader_q;  /* the leader waiting for arrivals sleeps here */
+    _Atomic uint32_t sleepy;  /* a PE of the node may sleep (SHOAL_WAIT): wake it */
+    char pad[SHOAL__CACHELINE - 32];
     shoal__pe_slot_t slot[]; /* node_size slots */
 } shoal__node_ctrl_t;
 
@@ -247,6 +260,7 @@ struct shoal_instance {
     shoal__node_ctrl_t *ctrl;
     uint64_t gen;     /* rendezvous generation */
     bool broken;      /* a collective failed midway: finalize locally only */
+    bool wait_sleep;  /* more PEs on the node than CPUs: long waits sleep */
 
     struct shoal_gpu *gpu; /* GPU heap state, or NULL */
 

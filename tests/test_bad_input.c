@@ -219,6 +219,7 @@ static void test_env(void)
         {"SHOAL_TRANSPORT_DISABLE", "shm,nvlink"},
         {"SHOAL_TRANSPORT_DISABLE", "mpi_rma"},
         {"SHOAL_P2P_LEVEL", "FAST"},
+        {"SHOAL_WAIT", "block"},
     };
     shoal_config_t cfg;
     shoal_t sh = NULL;
@@ -235,6 +236,10 @@ static void test_env(void)
     cfg.check = 7;
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
     CHECK_CONTAINS(shoal_last_error(NULL), "check 7");
+    test_config(&cfg, 0);
+    cfg.wait = 3;
+    CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
+    CHECK_CONTAINS(shoal_last_error(NULL), "wait 3 is not a SHOAL_WAIT_* value");
     test_config(&cfg, 0);
     cfg.node_size = -1;
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
