@@ -319,17 +319,79 @@ static int shoal__topo_build(shoal_topo_t topo)
 
 /* ---------------------------------------------------------------- load / destroy */
 
-/* hwloc reports a missing or unreadable file and a malformed one alike
- * (load fails with errno EINVAL): open the file first to tell them apart. */
-static int shoal__xml_check_readable(const char *path)
+/* An <object> (text up to its '>') with a cpuset or nodeset but not the
+ * complete_ one that hwloc always writes beside it. hwloc 2.9 dereferences
+ * the missing set in hwloc_topology_load and crashes (lstopo -i too). */
+static const char *shoal__xml_incomplete_set(const char *p, const char *end)
 {
-    FILE *f = fopen(path, "r");
+    static const char *const sets[][2] = {{" cpuset=", " complete_cpuset="}, {" nodeset=", " complete_nodeset="}};
+
+    while (p < end) {
+        const char *obj = memmem(p, (size_t)(end - p), "<object", 7), *close;
+        if (obj == NULL) return NULL;
+        close = memchr(obj, '>', (size_t)(end - obj));
+        if (close == NULL) close = end;
+        for (int i = 0; i < 2; i++)
+            if (memmem(obj, (size_t)(close - obj), sets[i][0], strlen(sets[i][0])) != NULL &&
+                memmem(obj, (size_t)(close - obj), sets[i][1], strlen(sets[i][1])) == NULL)
+                return obj;
+        p = close;
+    }
+    return NULL;
+}
+
+/* Before hwloc sees the file: a missing or unreadable one (hwloc reports it
+ * as malformed, errno EINVAL) and objects hwloc would crash on. */
+static int shoal__xml_precheck(const char *path)
+{
+    enum { MAX_BYTES = 256 << 20 };
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    const char *bad;
+    size_t n = 0, cap = 0;
+    int rc = SHOAL_SUCCESS;
 
     if (!f)
         return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: cannot open topology file '%s': %s", path,
                                  strerror(errno));
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            char *grown;
+            if (cap >= MAX_BYTES) {
+                rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: topology file '%s' is over %d MiB", path,
+                                       MAX_BYTES >> 20);
+                goto out;
+            }
+            cap = cap ? 2 * cap : 1 << 16;
+            grown = realloc(text, cap);
+            if (grown == NULL) {
+                rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory reading '%s'", path);
+                goto out;
+            }
+            text = grown;
+        }
+        errno = 0;
+        got = fread(text + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        /* A directory, say. */
+        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: '%s' is not a valid hwloc XML topology (cannot "
+                               "read it: %s)", path, strerror(errno ? errno : EIO));
+        goto out;
+    }
+    if ((bad = shoal__xml_incomplete_set(text, text + n)) != NULL)
+        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                               "shoal_topo_load: '%s' is not a valid hwloc XML topology: the object at byte %zu has a "
+                               "cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc would crash "
+                               "loading it)",
+                               path, (size_t)(bad - text));
+out:
+    free(text);
     fclose(f);
-    return SHOAL_SUCCESS;
+    return rc;
 }
 
 static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
@@ -341,7 +403,7 @@ static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
         return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_init failed: %s", strerror(errno));
     }
     if (xml_path) {
-        if ((rc = shoal__xml_check_readable(xml_path)) < 0) return rc;
+        if ((rc = shoal__xml_precheck(xml_path)) < 0) return rc;
         /* Keep everything the file holds, so an export gives it back whole. */
         if (hwloc_topology_set_all_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_ALL) < 0)
             return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_set_all_types_filter failed: %s",

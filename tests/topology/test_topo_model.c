@@ -386,6 +386,9 @@ static void test_errors(void)
     expect_load_error(fixture("bad/truncated.xml"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", "truncated.xml");
     expect_load_error(fixture("bad/not-a-topology.xml"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", "not-a-topology.xml");
     expect_load_error(fixture("bad/gpu-no-pci.xml"), SHOAL_ERR_TOPOLOGY, "GPU 'nvml0'", "no PCI device above it");
+    /* hwloc 2.9 crashes on this one: refused before hwloc sees it. */
+    expect_load_error(fixture("bad/no-complete-cpuset.xml"), SHOAL_ERR_TOPOLOGY, "cpuset or nodeset without",
+                      "hwloc would crash loading it");
     expect_load_error(fixture("bad"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", NULL);
     expect_load_error("", SHOAL_ERR_INVALID_ARG, "empty topology file name", NULL);
     CHECK_EQ_INT(shoal_topo_load(fixture("h200x2-nv18.xml"), NULL), SHOAL_ERR_INVALID_ARG);

@@ -666,6 +666,7 @@ static void test_errors(void)
     expect_fail(RUN("--input", fixture("bad/truncated.xml"), "--json"), "truncated XML", "not a valid hwloc XML topology");
     expect_fail(RUN("--input", fixture("bad/not-a-topology.xml")), "not a topology", "not a valid hwloc XML topology");
     expect_fail(RUN("--input", fixture("bad/gpu-no-pci.xml")), "GPU without PCI", "no PCI device above it");
+    expect_fail(RUN("--input", fixture("bad/no-complete-cpuset.xml")), "no complete_cpuset", "hwloc would crash");
     expect_fail(RUN("--input", fixture("bad")), "a folder", "not a valid hwloc XML topology");
     expect_fail(RUN_ENV("SHOAL_TOPO_FILE=/nonexistent/m.xml", "--json"), "SHOAL_TOPO_FILE missing", "/nonexistent/m.xml");
     expect_fail(RUN("--input"), "--input without a file", "--input needs a file name");
