@@ -160,8 +160,8 @@ void shoal_config_init(shoal_config_t *cfg)
     shoal__parse_double(shoal__env_find("TIMEOUT")->def, &cfg->timeout);
 
     v = shoal__env_str("HEAP_SIZE");
-    if (shoal__parse_size(v, &sz) != 0 || sz == 0)
-        shoal__env_bad(cfg, "HEAP_SIZE", v, "a positive size such as 512m or 2g");
+    if (shoal__parse_size(v, &sz) != 0 || sz == 0 || sz > SHOAL__HEAP_MAX)
+        shoal__env_bad(cfg, "HEAP_SIZE", v, "a positive size such as 512m or 2g, at most 256t");
     else
         cfg->heap_size = sz;
 

@@ -1,7 +1,10 @@
 /* Host heap: one MPI shared window per node, so node peers load and store
  * each other's segments directly, and an RMA window over the same memory
  * for PEs on other nodes. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
 
 #include "shoal_internal.h"
 
@@ -10,6 +13,25 @@
 static char *shoal__align_up(void *p)
 {
     return (char *)(((uintptr_t)p + SHOAL__HEAP_ALIGN - 1) & ~(uintptr_t)(SHOAL__HEAP_ALIGN - 1));
+}
+
+int shoal__heap_host_precheck(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    const char *dir = "/dev/shm";
+    struct statvfs st;
+    unsigned long long need, avail;
+
+    /* One PE alone on its node may get private memory; and where there is
+     * no /dev/shm, MPI allocates elsewhere and reports failure itself. */
+    if (sh->node_size < 2 || statvfs(dir, &st) != 0) return SHOAL_SUCCESS;
+    need = (unsigned long long)sh->node_size * (sh->heap_size + SHOAL__HEAP_ALIGN);
+    avail = (unsigned long long)st.f_bavail * st.f_frsize;
+    if (need <= avail) return SHOAL_SUCCESS;
+    return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                        "the host heaps of this node's %d PEs need %llu MiB of shared memory, and %s has %llu MiB "
+                        "free: lower SHOAL_HEAP_SIZE (now %zu bytes) or enlarge %s",
+                        sh->node_size, need >> 20, dir, avail >> 20, sh->heap_size, dir);
 }
 
 int shoal__heap_host_create(shoal_t sh)

@@ -457,7 +457,9 @@ static int shoal__transports_select(shoal_t sh)
 }
 
 /* Checks what shoal_init is given; nothing is created yet. */
-static int shoal__init_check(MPI_Comm comm, const shoal_config_t *cfg)
+/* What makes taking part in init impossible: checked before anything
+ * collective, so a failure is this PE's alone. */
+static int shoal__init_check_mpi(MPI_Comm comm)
 {
     static const char *call = "shoal_init";
     int flag = 0;
@@ -469,19 +471,32 @@ static int shoal__init_check(MPI_Comm comm, const shoal_config_t *cfg)
         return shoal__error(NULL, SHOAL_ERR_MPI_STATE, call, "MPI is already finalized");
     if (comm == MPI_COMM_NULL)
         return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "communicator is MPI_COMM_NULL");
-    if (cfg->env_error[0] != '\0') return shoal__error(NULL, SHOAL_ERR_ENV, call, "%s", cfg->env_error);
-    if (cfg->heap_size == 0) return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config heap_size is 0");
+    return SHOAL_SUCCESS;
+}
+
+/* The configuration: checked once this PE takes part, so that every PE
+ * fails alike (one PE's bad value must not leave the others waiting in a
+ * collective it never enters). Errors are recorded on sh. */
+static int shoal__init_check(shoal_t sh, const shoal_config_t *cfg)
+{
+    static const char *call = "shoal_init";
+
+    if (cfg->env_error[0] != '\0') return shoal__error(sh, SHOAL_ERR_ENV, call, "%s", cfg->env_error);
+    if (cfg->heap_size == 0) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config heap_size is 0");
+    if (cfg->heap_size > SHOAL__HEAP_MAX)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config heap_size %zu is over the limit of %zu (256 TiB)",
+                            cfg->heap_size, SHOAL__HEAP_MAX);
     if (cfg->heap_kind < SHOAL_HEAP_AUTO || cfg->heap_kind > SHOAL_HEAP_GPU)
-        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config heap_kind %d is not SHOAL_HEAP_AUTO, HOST or GPU",
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config heap_kind %d is not SHOAL_HEAP_AUTO, HOST or GPU",
                             cfg->heap_kind);
     if (cfg->check < SHOAL_CHECK_OFF || cfg->check > SHOAL_CHECK_FULL)
-        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config check %d is not a SHOAL_CHECK_* value", cfg->check);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config check %d is not a SHOAL_CHECK_* value", cfg->check);
     if (cfg->wait < SHOAL_WAIT_AUTO || cfg->wait > SHOAL_WAIT_SLEEP)
-        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config wait %d is not a SHOAL_WAIT_* value", cfg->wait);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config wait %d is not a SHOAL_WAIT_* value", cfg->wait);
     if (!(cfg->timeout >= 0))
-        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config timeout %g is negative", cfg->timeout);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config timeout %g is negative", cfg->timeout);
     if (cfg->node_size < 0)
-        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "config node_size %d is negative", cfg->node_size);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config node_size %d is negative", cfg->node_size);
     return SHOAL_SUCCESS;
 }
 
@@ -504,6 +519,30 @@ static int shoal__agree(shoal_t sh, int rc)
     return worst.status < 0 ? rc : SHOAL_SUCCESS;
 }
 
+/* SHOAL_NODE_SIZE (config node_size) splits the communicator: every PE
+ * must have the same, or the splits mismatch and hang. */
+static int shoal__node_size_agree(shoal_t sh)
+{
+    int *all = malloc(sizeof(int) * (size_t)sh->n_pes), rc = SHOAL_SUCCESS;
+
+    if (all == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, "shoal_init", "out of memory");
+    rc = MPI_Allgather(&sh->cfg.node_size, 1, MPI_INT, all, 1, MPI_INT, sh->comm);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return shoal__mpi_error(sh, "shoal_init", "MPI_Allgather", rc);
+    }
+    for (int pe = 1; pe < sh->n_pes; pe++)
+        if (all[pe] != all[0]) {
+            rc = shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, "shoal_init",
+                              "SHOAL_NODE_SIZE (config node_size) differs between PEs: PE 0 has %d, PE %d has %d; "
+                              "every PE must use the same",
+                              all[0], pe, all[pe]);
+            break;
+        }
+    free(all);
+    return rc;
+}
+
 #define SHOAL__PHASE(expr)                                                               \
     do {                                                                                 \
         rc = shoal__agree(sh, (expr));                                                   \
@@ -523,18 +562,12 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     char err[160];
 
     shoal__log_init();
-    if (sh_p == NULL) return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "sh_p is NULL");
     if (cfg == NULL) {
         shoal_config_init(&cfg_default);
         cfg = &cfg_default;
     }
-    rc = shoal__init_check(comm, cfg);
+    rc = shoal__init_check_mpi(comm);
     if (rc) return rc;
-    if (shoal__parse_transports(shoal__env_str("TRANSPORT_DISABLE"), &disabled, err, sizeof(err)) != SHOAL_SUCCESS)
-        return shoal__error(NULL, SHOAL_ERR_ENV, call, "SHOAL_TRANSPORT_DISABLE: %s", err);
-    if (shoal_path_parse(shoal__env_str("P2P_LEVEL"), &p2p_level) != SHOAL_SUCCESS)
-        return shoal__error(NULL, SHOAL_ERR_ENV, call, "SHOAL_P2P_LEVEL=%s is not NVL, PIX, PXB, PHB, NODE or SYS",
-                            shoal__env_str("P2P_LEVEL"));
 
     sh = calloc(1, sizeof(*sh));
     reg = calloc(1, sizeof(*reg));
@@ -545,8 +578,6 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     }
     sh->magic = SHOAL__MAGIC_LIVE;
     sh->cfg = *cfg;
-    sh->disabled = disabled;
-    sh->p2p_level = p2p_level;
     sh->comm = sh->node_comm = sh->leader_comm = MPI_COMM_NULL;
     sh->shm_win = sh->rma_win = sh->ctrl_win = sh->progress_win = MPI_WIN_NULL;
     sh->keyval = MPI_KEYVAL_INVALID;
@@ -571,6 +602,22 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
                             inter ? "an intercommunicator cannot host an instance" : "cannot query the communicator");
     }
     shoal__log_set_pe(sh->my_pe);
+
+    /* From here every PE of comm takes part: a bad argument on one PE fails
+     * init on all of them (naming it), instead of leaving them waiting. */
+    rc = SHOAL_SUCCESS;
+    if (sh_p == NULL) rc = shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "sh_p is NULL");
+    if (rc == SHOAL_SUCCESS) rc = shoal__init_check(sh, cfg);
+    if (rc == SHOAL_SUCCESS &&
+        shoal__parse_transports(shoal__env_str("TRANSPORT_DISABLE"), &disabled, err, sizeof(err)) != SHOAL_SUCCESS)
+        rc = shoal__error(sh, SHOAL_ERR_ENV, call, "SHOAL_TRANSPORT_DISABLE: %s", err);
+    if (rc == SHOAL_SUCCESS && shoal_path_parse(shoal__env_str("P2P_LEVEL"), &p2p_level) != SHOAL_SUCCESS)
+        rc = shoal__error(sh, SHOAL_ERR_ENV, call, "SHOAL_P2P_LEVEL=%s is not NVL, PIX, PXB, PHB, NODE or SYS",
+                          shoal__env_str("P2P_LEVEL"));
+    sh->disabled = disabled;
+    sh->p2p_level = p2p_level;
+    SHOAL__PHASE(rc);
+    SHOAL__PHASE(shoal__node_size_agree(sh));
 
     {
         int level = MPI_THREAD_SINGLE;
@@ -602,6 +649,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
         sh->heap_kind = have_gpu ? SHOAL_HEAP_GPU : SHOAL_HEAP_HOST;
     }
     SHOAL__PHASE(shoal__check_heap_symmetric(sh));
+    if (sh->heap_kind == SHOAL_HEAP_HOST) SHOAL__PHASE(shoal__heap_host_precheck(sh));
     sh->peer_base = calloc((size_t)sh->n_pes, sizeof(char *));
     rc = sh->peer_base ? SHOAL_SUCCESS : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     if (rc == SHOAL_SUCCESS)
@@ -643,7 +691,38 @@ out:
  * and MPICH's MPI_Finalize hangs on a window that was never freed. So the
  * PEs meet once more, in a dissemination barrier of point-to-point messages
  * on the instance's own communicator (no collective there may still be
- * pending), bounded by SHOAL_TIMEOUT. true: everybody is here. */
+ * pending), bounded by SHOAL_TIMEOUT. true: everybody is here.
+ * Twice, each round with its own tag: a PE that gave up left its first
+ * round's sends behind, and a PE arriving after that would take them for
+ * an answer; nobody answers its second round, so it gives up too. */
+/* One step of it: send to my_pe + dist, receive from my_pe - dist, by end.
+ * false: it did not complete; its requests (and msg, which they may still
+ * use) are left to MPI. */
+static bool shoal__agree_step(shoal_t sh, char *msg, int dist, int tag, double end)
+{
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Status st[2];
+    unsigned spins = 0;
+    int done = 0;
+
+    if (MPI_Irecv(msg + 1, 1, MPI_CHAR, (sh->my_pe - dist % sh->n_pes + sh->n_pes) % sh->n_pes, tag, sh->comm,
+                  &req[0]) != MPI_SUCCESS)
+        return false;
+    if (MPI_Isend(msg, 1, MPI_CHAR, (sh->my_pe + dist) % sh->n_pes, tag, sh->comm, &req[1]) != MPI_SUCCESS) done = -1;
+    while (!done) {
+        if (MPI_Testall(2, req, &done, st) != MPI_SUCCESS) done = -1;
+        if (!done && shoal__now() > end) done = -1;
+        if (!done) shoal__wait_pause(&spins);
+    }
+    if (done > 0) return true;
+    if (req[0] != MPI_REQUEST_NULL) {
+        MPI_Cancel(&req[0]);
+        MPI_Request_free(&req[0]);
+    }
+    if (req[1] != MPI_REQUEST_NULL) MPI_Request_free(&req[1]);
+    return false;
+}
+
 static bool shoal__finalize_agree(shoal_t sh)
 {
     enum { TAG = 0x5f1 };
@@ -655,36 +734,37 @@ static bool shoal__finalize_agree(shoal_t sh)
         if (shoal__pe_gone(sh, pe)) return false; /* it will never come */
     msg = calloc(2, 1);
     if (msg == NULL) return false;
-    for (int dist = 1; dist < sh->n_pes; dist *= 2) {
-        MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-        MPI_Status st[2];
-        unsigned spins = 0;
-        int done = 0;
-        if (MPI_Irecv(msg + 1, 1, MPI_CHAR, (sh->my_pe - dist % sh->n_pes + sh->n_pes) % sh->n_pes, TAG, sh->comm,
-                      &req[0]) != MPI_SUCCESS) {
-            free(msg);
-            return false;
-        }
-        if (MPI_Isend(msg, 1, MPI_CHAR, (sh->my_pe + dist) % sh->n_pes, TAG, sh->comm, &req[1]) != MPI_SUCCESS)
-            done = -1;
-        while (!done) {
-            if (MPI_Testall(2, req, &done, st) != MPI_SUCCESS) done = -1;
-            if (!done && shoal__now() > end) done = -1;
-            if (!done) shoal__wait_pause(&spins);
-        }
-        if (done < 0) {
-            /* Nobody came: the requests (and msg, which they may still
-             * use) are left to MPI. */
-            if (req[0] != MPI_REQUEST_NULL) {
-                MPI_Cancel(&req[0]);
-                MPI_Request_free(&req[0]);
-            }
-            if (req[1] != MPI_REQUEST_NULL) MPI_Request_free(&req[1]);
-            return false;
-        }
-    }
+    for (int round = 0; round < 2; round++)
+        for (int dist = 1; dist < sh->n_pes; dist *= 2)
+            if (!shoal__agree_step(sh, msg, dist, TAG + round, end)) return false; /* msg stays MPI's */
     free(msg);
     return true;
+}
+
+/* The collective part of finalize. When other PEs made another collective
+ * call (a mismatch), every PE is still in step and they got the error too:
+ * the usual next call is their own shoal_finalize, so wait for it, for at
+ * most SHOAL_TIMEOUT in all. Finalize then completes, and returns the
+ * mismatch. */
+static int shoal__finalize_meet(shoal_t sh)
+{
+    static const char *call = "shoal_finalize";
+    double end = shoal__now() + sh->cfg.timeout;
+    char first[sizeof(sh->err)];
+    int rc = shoal__rendezvous(sh, call, SHOAL__COLL_FINALIZE, 0), again;
+
+    if (rc != SHOAL_ERR_NOT_SYMMETRIC) return rc;
+    snprintf(first, sizeof(first), "%s", shoal_last_error(sh));
+    do {
+        again = shoal__rendezvous(sh, call, SHOAL__COLL_FINALIZE, 0);
+    } while (again == SHOAL_ERR_NOT_SYMMETRIC && (sh->cfg.timeout <= 0 || shoal__now() < end));
+    if (again == SHOAL_ERR_NOT_SYMMETRIC) {
+        sh->broken = true; /* still not everybody finalizing: local cleanup */
+        return shoal__error(sh, rc, NULL, "%s; the other PEs did not come to shoal_finalize within %g s", first,
+                            sh->cfg.timeout);
+    }
+    if (again != SHOAL_SUCCESS) return again; /* broken (a timeout) */
+    return shoal__error(sh, rc, NULL, "%s; shoal_finalize then completed once every PE called it", first);
 }
 
 /* Releases what init created, in reverse. Collective unless the instance
@@ -698,8 +778,8 @@ int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
     sh->in_finalize = true;
     if (!sh->broken && sh->pe_tp != NULL) {
         rc = shoal__quiet(sh);
-        if (rc == SHOAL_SUCCESS) rc = shoal__rendezvous(sh, call, SHOAL__COLL_FINALIZE, 0);
-        if (rc != SHOAL_SUCCESS) sh->broken = true;
+        if (rc == SHOAL_SUCCESS) rc = shoal__finalize_meet(sh);
+        if (rc != SHOAL_SUCCESS && rc != SHOAL_ERR_NOT_SYMMETRIC) sh->broken = true;
     }
     if (sh->broken && shoal__finalize_agree(sh)) {
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "every PE finalizes the broken instance: collective cleanup");

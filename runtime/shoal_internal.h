@@ -24,6 +24,9 @@
 #define SHOAL__CACHELINE 64
 /* Every heap base is aligned to this; shoal_align accepts up to it. */
 #define SHOAL__HEAP_BASE_ALIGN ((size_t)2 << 20)
+/* The largest heap per PE: 256 TiB (heap, alignment and the node's sum stay
+ * far from overflowing MPI_Aint and size_t). */
+#define SHOAL__HEAP_MAX ((size_t)1 << 48)
 
 /* ---------------------------------------------------------------- errors */
 
@@ -291,6 +294,9 @@ SHOAL__HIDDEN int shoal__barrier_all(shoal_t sh);
 
 /* Host heap (runtime/heap_host.c) and GPU heap (runtime/gpu.c). */
 SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);
+/* Before the collective allocation: does the node's shared memory have room
+ * for every PE's heap? (MPICH would otherwise fill /dev/shm for hours.) */
+SHOAL__HIDDEN int shoal__heap_host_precheck(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
 SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
 SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
