@@ -118,6 +118,14 @@ void *shoal_ptr(shoal_t sh, const void *dest, int pe)
         shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, "shoal_ptr", "%p is not in the symmetric heap", dest);
         return NULL;
     }
+    if (sh->cfg.check >= SHOAL_CHECK_BASIC) {
+        size_t off = (size_t)((const char *)dest - sh->heap_base), user, avail;
+        if (shoal__alloc_find(&sh->alloc, off, &user, &avail) != SHOAL_SUCCESS) {
+            shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, "shoal_ptr",
+                         "%p (heap offset %zu) is not inside a live allocation", dest, off);
+            return NULL;
+        }
+    }
     if (sh->peer_base[pe] == NULL) return NULL; /* not load/store reachable: no error */
     return sh->peer_base[pe] + ((const char *)dest - sh->heap_base);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "shoal_internal.h"
 
@@ -143,6 +144,25 @@ static void shoal__env_bad(shoal_config_t *cfg, const char *name, const char *va
              strlen(value) > 64 ? "..." : "", expect);
 }
 
+/* SHOAL_DEBUG_SUBSYS: ALL, or a comma list of subsystem names. */
+static bool shoal__subsys_valid(const char *s)
+{
+    char buf[256], *save = NULL, *tok;
+    int n = 0;
+
+    if (strcasecmp(s, "ALL") == 0) return true;
+    if (strlen(s) >= sizeof(buf)) return false;
+    snprintf(buf, sizeof(buf), "%s", s);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
+        bool known = false;
+#define SHOAL__SUB_KNOWN(name, bit) known = known || strcasecmp(tok, #name) == 0;
+        SHOAL__SUBSYS_MAP(SHOAL__SUB_KNOWN)
+#undef SHOAL__SUB_KNOWN
+        if (!known) return false;
+    }
+    return n > 0;
+}
+
 void shoal_config_init(shoal_config_t *cfg)
 {
     const char *v;
@@ -194,6 +214,14 @@ void shoal_config_init(shoal_config_t *cfg)
     v = shoal__env_str("TIMEOUT");
     if (shoal__parse_double(v, &d) != 0 || d < 0) shoal__env_bad(cfg, "TIMEOUT", v, "a number of seconds >= 0");
     else cfg->timeout = d;
+
+    v = shoal__env_str("DEBUG");
+    if (v[0] != '\0' && strcasecmp(v, "WARN") != 0 && strcasecmp(v, "INFO") != 0 && strcasecmp(v, "TRACE") != 0)
+        shoal__env_bad(cfg, "DEBUG", v, "WARN, INFO or TRACE (or unset)");
+    v = shoal__env_str("DEBUG_SUBSYS");
+    if (!shoal__subsys_valid(v)) shoal__env_bad(cfg, "DEBUG_SUBSYS", v, "ALL or a list of INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV");
+    v = shoal__env_str("TOPO_FILE");
+    if (v[0] != '\0' && access(v, R_OK) != 0) shoal__env_bad(cfg, "TOPO_FILE", v, "a readable hwloc XML file");
 
     /* Parsed again at init; checked here so that one place reports every bad value. */
     {

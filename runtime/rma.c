@@ -67,12 +67,16 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
                                 "%zu bytes at heap offset %zu run %zu bytes past the end of their allocation "
                                 "(offset %zu, %zu bytes; target PE %d)",
                                 n, off, n - (avail - (off - user)), user, avail, pe);
-        if (pe == sh->my_pe) {
-            uintptr_t l = (uintptr_t)local, r = (uintptr_t)remote;
-            if (SHOAL__UNLIKELY(l < r + n && r < l + n))
-                return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                                    "source and destination overlap (%p and %p, %zu bytes)", src, dest, n);
-        }
+    }
+    /* The local buffer may be the target's bytes themselves: this PE's heap,
+     * or a peer's mapped through shoal_ptr. */
+    if (sh->peer_base[pe] != NULL) {
+        uintptr_t l = (uintptr_t)local, r = (uintptr_t)(sh->peer_base[pe] + off);
+        if (SHOAL__UNLIKELY(l < r + n && r < l + n))
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                                "source and destination overlap: %zu bytes at %p and at %p, which is heap offset "
+                                "%zu of PE %d%s",
+                                n, local, (void *)r, off, pe, pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
     }
     tp = sh->pe_tp[pe];
     rc = is_put ? tp->put(sh, pe, off, src, n, nbi) : tp->get(sh, pe, dest, off, n, nbi);

@@ -79,6 +79,16 @@ static void test_rma(shoal_t sh, char *p)
     CHECK_OK(shoal_put(sh, p + 16, p, 16, me), sh); /* adjacent is fine */
     status = shoal_put(sh, p + 64, p + 64, 1, me);
     CHECK_STATUS(status, SHOAL_ERR_INVALID_ARG, sh);
+    /* ... or with the target's bytes mapped here (a node peer's copy) */
+    {
+        char *mapped = shoal_ptr(sh, p, right);
+        if (mapped != NULL && right != me) {
+            CHECK_ERR(shoal_put(sh, p + 4, mapped, 16, right), SHOAL_ERR_INVALID_ARG, sh, "overlap");
+            CHECK_CONTAINS(shoal_last_error(sh), "mapped here by shoal_ptr");
+            CHECK_ERR(shoal_get(sh, mapped + 8, p, 16, right), SHOAL_ERR_INVALID_ARG, sh, "overlap");
+            CHECK_OK(shoal_put(sh, p + 16, mapped, 16, right), sh); /* adjacent is fine */
+        }
+    }
 }
 
 static void test_alloc(shoal_t sh)
@@ -115,6 +125,8 @@ static void test_queries(shoal_t sh, char *p)
     CHECK_ERR(shoal_comm(sh, NULL), SHOAL_ERR_INVALID_ARG, sh, "comm_p is NULL");
     CHECK_EQ_PTR(shoal_ptr(sh, NULL, me), NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "not in the symmetric heap");
+    CHECK_EQ_PTR(shoal_ptr(sh, p + 4096, me), NULL); /* in the heap, in no allocation */
+    CHECK_CONTAINS(shoal_last_error(sh), "not inside a live allocation");
     CHECK_EQ_INT(shoal_addr_accessible(sh, NULL, me), 0);
     CHECK_OK(shoal_heap_usage(sh, NULL, NULL), sh);
 }
@@ -220,6 +232,9 @@ static void test_env(void)
         {"SHOAL_TRANSPORT_DISABLE", "mpi_rma"},
         {"SHOAL_P2P_LEVEL", "FAST"},
         {"SHOAL_WAIT", "block"},
+        {"SHOAL_DEBUG", "verbose"},
+        {"SHOAL_DEBUG_SUBSYS", "INIT,bogus"},
+        {"SHOAL_TOPO_FILE", "/nonexistent/topology.xml"},
     };
     shoal_config_t cfg;
     shoal_t sh = NULL;
@@ -278,6 +293,19 @@ int main(int argc, char **argv)
     CHECK_OK(shoal_free(sh, p), sh);
     CHECK_OK(shoal_finalize(sh), NULL);
     test_tombstone(sh);
+
+    /* SHOAL_CHECK=off drops the allocation checks, not the argument checks. */
+    test_config(&cfg, HEAP);
+    cfg.check = SHOAL_CHECK_OFF;
+    CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
+    p = shoal_malloc(sh, 256);
+    CHECK_NONNULL(p, sh);
+    CHECK_ERR(shoal_put(sh, p + 8, p, 16, me), SHOAL_ERR_INVALID_ARG, sh, "overlap");
+    CHECK_ERR(shoal_put(sh, p, p, 8, npes), SHOAL_ERR_PE, sh, "out of range");
+    CHECK_ERR(shoal_get(sh, NULL, p, 8, right), SHOAL_ERR_INVALID_ARG, sh, "destination buffer is NULL");
+    check_works(sh, p);
+    CHECK_OK(shoal_free(sh, p), sh);
+    CHECK_OK(shoal_finalize(sh), NULL);
 
     if (me == 0)
         check_note("bad input passed on %d PEs", npes);
