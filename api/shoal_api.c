@@ -157,14 +157,14 @@ int shoal_get_nbi(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe
 int shoal_quiet(shoal_t sh)
 {
     SHOAL__ENTER(sh, "shoal_quiet");
-    return shoal__quiet(sh);
+    return shoal__quiet(sh, "shoal_quiet");
 }
 
 /* Ordering is delivered by completing: simple and always correct. */
 int shoal_fence(shoal_t sh)
 {
     SHOAL__ENTER(sh, "shoal_fence");
-    return shoal__quiet(sh);
+    return shoal__quiet(sh, "shoal_fence");
 }
 
 int shoal_barrier_all(shoal_t sh)

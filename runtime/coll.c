@@ -643,7 +643,7 @@ int shoal__barrier_all(shoal_t sh)
     static const char *call = "shoal_barrier_all";
     int rc;
 
-    rc = shoal__quiet(sh);
+    rc = shoal__quiet(sh, call);
     if (rc != SHOAL_SUCCESS) return rc;
     rc = shoal__rendezvous(sh, call, SHOAL__COLL_BARRIER_ALL, 0);
     if (rc != SHOAL_SUCCESS) return rc;

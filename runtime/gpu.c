@@ -26,29 +26,29 @@ int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n)
     (void)n;
     return shoal__no_cuda(sh, "shoal_calloc");
 }
-int shoal__gpu_quiet(shoal_t sh)
+int shoal__gpu_quiet(shoal_t sh, const char *call)
 {
-    (void)sh;
+    (void)sh, (void)call;
     return SHOAL_SUCCESS;
 }
-int shoal__gpu_copy(shoal_t sh, void *dst, const void *src, size_t n, int nbi)
+int shoal__gpu_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi)
 {
     (void)dst, (void)src, (void)n, (void)nbi;
-    return shoal__no_cuda(sh, "shoal_put");
+    return shoal__no_cuda(sh, call);
 }
-int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+int shoal__gpu_rma_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
     (void)pe, (void)off, (void)src, (void)n, (void)nbi;
-    return shoal__no_cuda(sh, "shoal_put");
+    return shoal__no_cuda(sh, call);
 }
-int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+int shoal__gpu_rma_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
     (void)pe, (void)off, (void)dst, (void)n, (void)nbi;
-    return shoal__no_cuda(sh, "shoal_get");
+    return shoal__no_cuda(sh, call);
 }
-int shoal__gpu_rma_quiet(shoal_t sh)
+int shoal__gpu_rma_quiet(shoal_t sh, const char *call)
 {
-    (void)sh;
+    (void)sh, (void)call;
     return SHOAL_SUCCESS;
 }
 bool shoal__gpu_rma_ready(shoal_t sh)
@@ -327,25 +327,25 @@ out:
     return rc;
 }
 
-int shoal__gpu_quiet(shoal_t sh)
+int shoal__gpu_quiet(shoal_t sh, const char *call)
 {
     int rc = SHOAL_SUCCESS;
     if (sh->gpu == NULL || !sh->gpu->stream_used) return SHOAL_SUCCESS;
-    SHOAL__CUDA_CHECK(sh, "shoal_quiet", cudaStreamSynchronize(sh->gpu->stream));
+    SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(sh->gpu->stream));
     sh->gpu->stream_used = false;
 out:
     return rc;
 }
 
-int shoal__gpu_copy(shoal_t sh, void *dst, const void *src, size_t n, int nbi)
+int shoal__gpu_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi)
 {
     struct shoal_gpu *g = sh->gpu;
     int rc = SHOAL_SUCCESS;
-    SHOAL__CUDA_CHECK(sh, nbi ? "shoal_put_nbi" : "shoal_put", cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, g->stream));
+    SHOAL__CUDA_CHECK(sh, call, cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, g->stream));
     if (nbi) {
         g->stream_used = true;
     } else {
-        SHOAL__CUDA_CHECK(sh, "shoal_put", cudaStreamSynchronize(g->stream));
+        SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(g->stream));
         g->stream_used = false;
     }
 out:

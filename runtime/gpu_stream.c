@@ -92,7 +92,7 @@ int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream)
 
     /* Host-path operations complete now; internal-stream ones are joined. */
     if (sh->tp_used & ~((1u << SHOAL_TRANSPORT_CUDA_IPC) | (1u << SHOAL_TRANSPORT_SELF))) {
-        SHOAL__CHECK(shoal__quiet(sh));
+        SHOAL__CHECK(shoal__quiet(sh, call));
     }
     if (g == NULL || !g->stream_used) return SHOAL_SUCCESS;
     SHOAL__CUDA_CHECK(sh, call, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));

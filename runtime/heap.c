@@ -70,7 +70,7 @@ int shoal__free(shoal_t sh, void *ptr)
         if (shoal__alloc_find(&sh->alloc, o, &user, &avail) == SHOAL_SUCCESS && user == o) off = o;
     }
     /* Quiet first: nothing of mine may still be landing in the block. */
-    rc = shoal__quiet(sh);
+    rc = shoal__quiet(sh, call);
     if (rc != SHOAL_SUCCESS) return rc;
     rc = shoal__rendezvous(sh, call, SHOAL__COLL_FREE, off);
     if (rc != SHOAL_SUCCESS) return rc;

@@ -777,7 +777,7 @@ int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
 
     sh->in_finalize = true;
     if (!sh->broken && sh->pe_tp != NULL) {
-        rc = shoal__quiet(sh);
+        rc = shoal__quiet(sh, call);
         if (rc == SHOAL_SUCCESS) rc = shoal__finalize_meet(sh);
         if (rc != SHOAL_SUCCESS && rc != SHOAL_ERR_NOT_SYMMETRIC) sh->broken = true;
     }

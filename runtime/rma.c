@@ -79,7 +79,7 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
                                 n, local, (void *)r, off, pe, pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
     }
     tp = sh->pe_tp[pe];
-    rc = is_put ? tp->put(sh, pe, off, src, n, nbi) : tp->get(sh, pe, dest, off, n, nbi);
+    rc = is_put ? tp->put(sh, call, pe, off, src, n, nbi) : tp->get(sh, call, pe, dest, off, n, nbi);
     if (SHOAL__UNLIKELY(rc < 0)) return rc;
     /* Set after issuing: a quiet that finds the bit set flushes this operation. */
     bit = 1u << tp->id;
@@ -165,7 +165,7 @@ int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void
 }
 
 /* Complete every operation of the transports in used. */
-static int shoal__quiet_flush(shoal_t sh, unsigned used)
+static int shoal__quiet_flush(shoal_t sh, const char *call, unsigned used)
 {
     for (int pe_tp = 0; pe_tp < SHOAL_TRANSPORT_COUNT; pe_tp++) {
         const shoal__transport_t *tp = NULL;
@@ -178,13 +178,13 @@ static int shoal__quiet_flush(shoal_t sh, unsigned used)
         case SHOAL_TRANSPORT_STAGED: tp = &shoal__transport_staged; break;
         default: tp = &shoal__transport_mpi_rma; break;
         }
-        rc = tp->quiet(sh);
+        rc = tp->quiet(sh, call);
         if (rc < 0) return rc;
     }
     return SHOAL_SUCCESS;
 }
 
-static int shoal__quiet_do(shoal_t sh)
+static int shoal__quiet_do(shoal_t sh, const char *call)
 {
     pthread_mutex_t *lock;
     unsigned used;
@@ -194,7 +194,7 @@ static int shoal__quiet_do(shoal_t sh)
         /* One thread at a time: nobody sets bits while we flush. */
         used = sh->tp_used;
         if (used == 0) return SHOAL_SUCCESS;
-        rc = shoal__quiet_flush(sh, used);
+        rc = shoal__quiet_flush(sh, call, used);
         if (rc == SHOAL_SUCCESS) sh->tp_used = 0;
         return rc;
     }
@@ -204,7 +204,7 @@ static int shoal__quiet_do(shoal_t sh)
     lock = &shoal__quiet_locks[((uintptr_t)sh / SHOAL__CACHELINE) % SHOAL__QUIET_LOCKS];
     pthread_mutex_lock(lock);
     used = __atomic_exchange_n(&sh->tp_used, 0, __ATOMIC_SEQ_CST);
-    rc = used ? shoal__quiet_flush(sh, used) : SHOAL_SUCCESS;
+    rc = used ? shoal__quiet_flush(sh, call, used) : SHOAL_SUCCESS;
     if (rc != SHOAL_SUCCESS) __atomic_fetch_or(&sh->tp_used, used, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(lock);
     return rc;
@@ -213,17 +213,17 @@ static int shoal__quiet_do(shoal_t sh)
 /* SHOAL_CHECK=full: the puts recorded before the flush began are complete.
  * Positions count from the first range ever recorded, so that quiets of
  * several threads at once drop each range once. */
-static int shoal__quiet_full(shoal_t sh, shoal__side_t *sd)
+static int shoal__quiet_full(shoal_t sh, const char *call, shoal__side_t *sd)
 {
     size_t end, drop;
     bool held = false;
-    int rc = shoal__side_enter(sh, sd, "shoal_quiet", false, &held);
+    int rc = shoal__side_enter(sh, sd, call, false, &held);
 
     if (rc != SHOAL_SUCCESS) return rc;
     pthread_mutex_lock(&sd->lock);
     end = sd->puts_dropped + sd->n_puts;
     pthread_mutex_unlock(&sd->lock);
-    rc = shoal__quiet_do(sh);
+    rc = shoal__quiet_do(sh, call);
     if (rc == SHOAL_SUCCESS) {
         pthread_mutex_lock(&sd->lock);
         drop = end > sd->puts_dropped ? end - sd->puts_dropped : 0;
@@ -240,11 +240,11 @@ static int shoal__quiet_full(shoal_t sh, shoal__side_t *sd)
     return rc;
 }
 
-int shoal__quiet(shoal_t sh)
+int shoal__quiet(shoal_t sh, const char *call)
 {
     if (SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL)) {
         shoal__side_t *sd = shoal__side(sh);
-        if (sd != NULL) return shoal__quiet_full(sh, sd);
+        if (sd != NULL) return shoal__quiet_full(sh, call, sd);
     }
-    return shoal__quiet_do(sh);
+    return shoal__quiet_do(sh, call);
 }

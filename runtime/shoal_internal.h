@@ -153,10 +153,11 @@ typedef struct shoal__transport {
     shoal_transport_id_t id;
     /* Can this PE reach pe this way? (sh->pe_tp is not set yet when asked.) */
     bool (*can_connect)(shoal_t sh, int pe);
-    int (*put)(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi);
-    int (*get)(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi);
+    /* call: the API call on whose behalf (for messages). */
+    int (*put)(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi);
+    int (*get)(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
     /* Complete every operation issued through this transport. */
-    int (*quiet)(shoal_t sh);
+    int (*quiet)(shoal_t sh, const char *call);
 } shoal__transport_t;
 
 extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_self;
@@ -289,7 +290,7 @@ SHOAL__HIDDEN void *shoal__malloc(shoal_t sh, const char *call, size_t size, siz
 SHOAL__HIDDEN int shoal__free(shoal_t sh, void *ptr);
 SHOAL__HIDDEN int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,
                              size_t n, int pe, int nbi);
-SHOAL__HIDDEN int shoal__quiet(shoal_t sh);
+SHOAL__HIDDEN int shoal__quiet(shoal_t sh, const char *call);
 SHOAL__HIDDEN int shoal__barrier_all(shoal_t sh);
 
 /* Host heap (runtime/heap_host.c) and GPU heap (runtime/gpu.c). */
@@ -302,13 +303,13 @@ SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
 SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_gpu_destroy(shoal_t sh);
 SHOAL__HIDDEN int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n);
-SHOAL__HIDDEN int shoal__gpu_quiet(shoal_t sh);
+SHOAL__HIDDEN int shoal__gpu_quiet(shoal_t sh, const char *call);
 /* Any-to-any copy on the instance's internal stream; blocking unless nbi. */
-SHOAL__HIDDEN int shoal__gpu_copy(shoal_t sh, void *dst, const void *src, size_t n, int nbi);
+SHOAL__HIDDEN int shoal__gpu_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi);
 /* GPU heap over MPI RMA (other nodes): through the host bounce window. */
-SHOAL__HIDDEN int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi);
-SHOAL__HIDDEN int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi);
-SHOAL__HIDDEN int shoal__gpu_rma_quiet(shoal_t sh);
+SHOAL__HIDDEN int shoal__gpu_rma_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi);
+SHOAL__HIDDEN int shoal__gpu_rma_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
+SHOAL__HIDDEN int shoal__gpu_rma_quiet(shoal_t sh, const char *call);
 SHOAL__HIDDEN bool shoal__gpu_rma_ready(shoal_t sh);
 
 #endif /* SHOAL_INTERNAL_H */

@@ -10,17 +10,17 @@ static bool cuda_ipc_can_connect(shoal_t sh, int pe)
            sh->peer_base[pe] != NULL;
 }
 
-static int cuda_ipc_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+static int cuda_ipc_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
-    return shoal__gpu_copy(sh, sh->peer_base[pe] + off, src, n, nbi);
+    return shoal__gpu_copy(sh, call, sh->peer_base[pe] + off, src, n, nbi);
 }
 
-static int cuda_ipc_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+static int cuda_ipc_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
-    return shoal__gpu_copy(sh, dst, sh->peer_base[pe] + off, n, nbi);
+    return shoal__gpu_copy(sh, call, dst, sh->peer_base[pe] + off, n, nbi);
 }
 
-static int cuda_ipc_quiet(shoal_t sh) { return shoal__gpu_quiet(sh); }
+static int cuda_ipc_quiet(shoal_t sh, const char *call) { return shoal__gpu_quiet(sh, call); }
 
 const shoal__transport_t shoal__transport_cuda_ipc = {
     .name = "cuda_ipc",

@@ -15,13 +15,12 @@ static bool mpi_rma_can_connect(shoal_t sh, int pe)
     return sh->rma_win != MPI_WIN_NULL;
 }
 
-static int mpi_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+static int mpi_rma_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
-    static const char *call = "shoal_put";
     const char *s = src;
     int rc = SHOAL_SUCCESS;
 
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_put(sh, pe, off, src, n, nbi);
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_put(sh, call, pe, off, src, n, nbi);
     for (size_t done = 0; done < n; done += SHOAL__RMA_CHUNK) {
         int len = (int)(n - done < SHOAL__RMA_CHUNK ? n - done : SHOAL__RMA_CHUNK);
         SHOAL__MPI_CHECK(sh, call, MPI_Put(s + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, sh->rma_win));
@@ -32,13 +31,12 @@ out:
     return rc;
 }
 
-static int mpi_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+static int mpi_rma_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
-    static const char *call = "shoal_get";
     char *d = dst;
     int rc = SHOAL_SUCCESS;
 
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_get(sh, pe, dst, off, n, nbi);
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_get(sh, call, pe, dst, off, n, nbi);
     for (size_t done = 0; done < n; done += SHOAL__RMA_CHUNK) {
         int len = (int)(n - done < SHOAL__RMA_CHUNK ? n - done : SHOAL__RMA_CHUNK);
         SHOAL__MPI_CHECK(sh, call, MPI_Get(d + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, sh->rma_win));
@@ -48,15 +46,15 @@ out:
     return rc;
 }
 
-static int mpi_rma_quiet(shoal_t sh)
+static int mpi_rma_quiet(shoal_t sh, const char *call)
 {
     int rc = SHOAL_SUCCESS;
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_quiet(sh);
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_quiet(sh, call);
     /* Per target: MPICH 4.0's MPI_Win_flush_all was seen to return before
      * large MPI_Get operations to a shared-memory target had landed. */
     for (int pe = 0; pe < sh->n_pes; pe++)
         if (sh->pe_tp[pe] == &shoal__transport_mpi_rma)
-            SHOAL__MPI_CHECK(sh, "shoal_quiet", MPI_Win_flush(pe, sh->rma_win));
+            SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, sh->rma_win));
 out:
     return rc;
 }

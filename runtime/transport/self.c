@@ -6,25 +6,25 @@
 
 static bool self_can_connect(shoal_t sh, int pe) { return pe == sh->my_pe; }
 
-static int self_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+static int self_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
     (void)pe;
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_copy(sh, sh->heap_base + off, src, n, nbi);
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_copy(sh, call, sh->heap_base + off, src, n, nbi);
     memcpy(sh->heap_base + off, src, n);
     return SHOAL_SUCCESS;
 }
 
-static int self_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+static int self_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
     (void)pe;
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_copy(sh, dst, sh->heap_base + off, n, nbi);
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_copy(sh, call, dst, sh->heap_base + off, n, nbi);
     memcpy(dst, sh->heap_base + off, n);
     return SHOAL_SUCCESS;
 }
 
-static int self_quiet(shoal_t sh)
+static int self_quiet(shoal_t sh, const char *call)
 {
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_quiet(sh);
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_quiet(sh, call);
     return SHOAL_SUCCESS;
 }
 

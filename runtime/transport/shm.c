@@ -9,24 +9,24 @@ static bool shm_can_connect(shoal_t sh, int pe)
     return sh->heap_kind == SHOAL_HEAP_HOST && sh->pe_node[pe] == sh->node_id && sh->peer_base[pe] != NULL;
 }
 
-static int shm_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+static int shm_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
-    (void)nbi; /* complete on return: nothing is ever outstanding */
+    (void)call, (void)nbi; /* complete on return: nothing is ever outstanding */
     memcpy(sh->peer_base[pe] + off, src, n);
     return SHOAL_SUCCESS;
 }
 
-static int shm_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+static int shm_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
-    (void)nbi;
+    (void)call, (void)nbi;
     memcpy(dst, sh->peer_base[pe] + off, n);
     return SHOAL_SUCCESS;
 }
 
 /* Stores are complete once issued; order them before what follows. */
-static int shm_quiet(shoal_t sh)
+static int shm_quiet(shoal_t sh, const char *call)
 {
-    (void)sh;
+    (void)sh, (void)call;
     atomic_thread_fence(memory_order_seq_cst);
     return SHOAL_SUCCESS;
 }

@@ -23,19 +23,19 @@ static bool staged_can_connect(shoal_t sh, int pe)
     (void)sh, (void)pe;
     return false;
 }
-static int staged_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+static int staged_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
     (void)off, (void)src, (void)n, (void)nbi;
-    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_put", "no staged transport to PE %d without CUDA", pe);
+    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "no staged transport to PE %d without CUDA", pe);
 }
-static int staged_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+static int staged_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
     (void)off, (void)dst, (void)n, (void)nbi;
-    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_get", "no staged transport to PE %d without CUDA", pe);
+    return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "no staged transport to PE %d without CUDA", pe);
 }
-static int staged_quiet(shoal_t sh)
+static int staged_quiet(shoal_t sh, const char *call)
 {
-    (void)sh;
+    (void)sh, (void)call;
     return SHOAL_SUCCESS;
 }
 
@@ -200,9 +200,8 @@ static bool staged_can_connect(shoal_t sh, int pe)
            sh->pe_node[pe] == sh->node_id;
 }
 
-static int staged_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+static int staged_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
-    static const char *call = "shoal_put";
     struct shoal_stage *st = sh->gpu->stage;
     const char *s = src;
     uint64_t t = 0;
@@ -225,9 +224,8 @@ static int staged_put(shoal_t sh, int pe, size_t off, const void *src, size_t n,
     return stage_wait_put(sh, call, pe, t);
 }
 
-static int staged_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+static int staged_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
-    static const char *call = "shoal_get";
     char *d = dst;
     int rc = SHOAL_SUCCESS;
     (void)nbi; /* gets through the host complete before returning */
@@ -254,7 +252,7 @@ static int staged_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int n
 }
 
 /* My puts are complete once their slots were recycled by the proxies. */
-static int staged_quiet(shoal_t sh)
+static int staged_quiet(shoal_t sh, const char *call)
 {
     struct shoal_stage *st = sh->gpu != NULL ? sh->gpu->stage : NULL;
     if (st == NULL) return SHOAL_SUCCESS;
@@ -263,7 +261,7 @@ static int staged_quiet(shoal_t sh)
         int rc;
         if (t == 0 || sh->pe_node[pe] != sh->node_id) continue;
         st->last[pe] = 0;
-        rc = stage_wait_put(sh, "shoal_quiet", pe, t - 1);
+        rc = stage_wait_put(sh, call, pe, t - 1);
         if (rc != SHOAL_SUCCESS) return rc;
     }
     return SHOAL_SUCCESS;
@@ -368,9 +366,8 @@ out:
     return rc;
 }
 
-int shoal__gpu_rma_put(shoal_t sh, int pe, size_t off, const void *src, size_t n, int nbi)
+int shoal__gpu_rma_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
-    static const char *call = "shoal_put";
     struct shoal_stage *st = sh->gpu->stage;
     const char *s = src;
     bool on_dev = stage_on_device(src);
@@ -405,9 +402,8 @@ out:
     return rc;
 }
 
-int shoal__gpu_rma_get(shoal_t sh, int pe, void *dst, size_t off, size_t n, int nbi)
+int shoal__gpu_rma_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
-    static const char *call = "shoal_get";
     struct shoal_stage *st = sh->gpu->stage;
     char *d = dst;
     bool on_dev = stage_on_device(dst);
@@ -445,7 +441,7 @@ out:
     return rc;
 }
 
-int shoal__gpu_rma_quiet(shoal_t sh)
+int shoal__gpu_rma_quiet(shoal_t sh, const char *call)
 {
     struct shoal_stage *st = sh->gpu != NULL ? sh->gpu->stage : NULL;
     if (st == NULL || st->rma_win == MPI_WIN_NULL) return SHOAL_SUCCESS;
@@ -454,7 +450,7 @@ int shoal__gpu_rma_quiet(shoal_t sh)
         int rc;
         if (t == 0 || sh->pe_node[pe] == sh->node_id) continue;
         st->last[pe] = 0;
-        rc = remote_wait_put(sh, "shoal_quiet", pe, t - 1);
+        rc = remote_wait_put(sh, call, pe, t - 1);
         if (rc != SHOAL_SUCCESS) return rc;
     }
     return SHOAL_SUCCESS;
