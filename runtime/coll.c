@@ -65,10 +65,12 @@ void shoal__wait_pause(unsigned *spins)
 
 void shoal__wait_progress(shoal_t sh, unsigned *spins)
 {
-    /* spins stops counting once waits yield; poke MPI from the first
-     * iteration of every yield, and every 64 spins before. */
-    if ((sh->rma_win != MPI_WIN_NULL || sh->progress_win != MPI_WIN_NULL) &&
-        ((*spins & 63) == 0 || *spins >= shoal__spin_limit)) {
+    /* Poke MPI's progress engine while waiting, windows or not: a peer may
+     * be blocked in the application's own MPI call (a large MPI_Send, an
+     * MPI_Win_unlock) until this PE's MPI answers it. After the first 63
+     * spins (a barrier whose PEs are all there never pays for it), then
+     * every 64 spins, and at every yield (spins stops counting there). */
+    if ((*spins & 63) == 63 || *spins >= shoal__spin_limit) {
         int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
     }
@@ -138,7 +140,7 @@ static void shoal__node_wait(shoal_t sh, unsigned *spins, shoal__waitq_t *q, con
         if (yielding) (*spins)++; /* wait_pause counts spins only */
         return;
     }
-    if (sh->rma_win != MPI_WIN_NULL || sh->progress_win != MPI_WIN_NULL) {
+    {
         int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
     }

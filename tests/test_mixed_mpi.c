@@ -6,6 +6,10 @@
  * MPI_COMM_WORLD interleave with outstanding put_nbi; MPI_Iprobe finds no
  * stray message; shoal_init and shoal_finalize leave MPI_COMM_WORLD's error
  * handler as it was (fatal by default, or the application's own).
+ * A PE waiting in shoal_barrier_all drives MPI's progress: the barrier
+ * completes while a peer is blocked in a large MPI_Send to it, and while a
+ * peer's MPI_Win_unlock on an application window (over shoal_malloc
+ * memory) needs it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +138,40 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     check_no_stray_message("after the loop");
+
+    if (wsize >= 2) {
+        enum { BIG = 8 << 20 };
+        char *big = malloc(BIG);
+        MPI_Request rreq;
+        MPI_Win win;
+        int *box = shoal_calloc(sh, 1, sizeof(int));
+
+        CHECK_MSG(big != NULL, "out of memory");
+        CHECK_NONNULL(box, sh);
+        /* Rank 0 blocks in MPI_Send until rank 1's MPI takes the message,
+         * while rank 1 waits for rank 0 in the barrier. */
+        memset(big, wrank == 0 ? 0x5a : 0, BIG);
+        if (wrank == 1) MPI_Irecv(big, BIG, MPI_CHAR, 0, 99, MPI_COMM_WORLD, &rreq);
+        if (wrank == 0) MPI_Send(big, BIG, MPI_CHAR, 1, 99, MPI_COMM_WORLD);
+        CHECK_OK(shoal_barrier_all(sh), sh);
+        if (wrank == 1) {
+            MPI_Wait(&rreq, MPI_STATUS_IGNORE);
+            CHECK_MSG(big[0] == 0x5a && big[BIG - 1] == 0x5a, "the large message did not arrive");
+        }
+        /* Rank 0's passive-target epoch on rank 1 needs rank 1's progress. */
+        MPI_Win_create(box, sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        if (wrank == 0) {
+            int v = 4242;
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+            MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+            MPI_Win_unlock(1, win);
+        }
+        CHECK_OK(shoal_barrier_all(sh), sh);
+        if (wrank == 1) CHECK_EQ_INT(*box, 4242);
+        MPI_Win_free(&win);
+        CHECK_OK(shoal_free(sh, box), sh);
+        free(big);
+    }
 
     CHECK_OK(shoal_free(sh, heap), sh);
     CHECK_OK(shoal_finalize(sh), NULL);
