@@ -94,8 +94,10 @@ int shoal_free(shoal_t sh, void *ptr)
 int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p)
 {
     SHOAL__ENTER(sh, "shoal_heap_usage");
+    shoal__alloc_lock(sh, false);
     if (used_p) *used_p = sh->alloc.used;
     if (free_p) *free_p = sh->alloc.size - sh->alloc.used;
+    shoal__alloc_unlock(sh);
     return SHOAL_SUCCESS;
 }
 
@@ -120,7 +122,11 @@ void *shoal_ptr(shoal_t sh, const void *dest, int pe)
     }
     if (sh->cfg.check >= SHOAL_CHECK_BASIC) {
         size_t off = (size_t)((const char *)dest - sh->heap_base), user, avail;
-        if (shoal__alloc_find(&sh->alloc, off, &user, &avail) != SHOAL_SUCCESS) {
+        int found;
+        shoal__alloc_lock(sh, false);
+        found = shoal__alloc_find(&sh->alloc, off, &user, &avail) == SHOAL_SUCCESS;
+        shoal__alloc_unlock(sh);
+        if (!found) {
             shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, "shoal_ptr",
                          "%p (heap offset %zu) is not inside a live allocation", dest, off);
             return NULL;

@@ -27,14 +27,15 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
     rc = shoal__rendezvous(sh, call, coll, (uint64_t)size);
     if (rc != SHOAL_SUCCESS) return NULL;
     if (size == 0) return NULL;
+    shoal__alloc_lock(sh, true);
     status = shoal__alloc_get(&sh->alloc, size, align, &off);
-    if (status == SHOAL_ERR_HEAP_EXHAUSTED) {
+    if (status == SHOAL_ERR_HEAP_EXHAUSTED)
         shoal__error(sh, status, call,
                      "symmetric heap exhausted: %zu bytes asked, %zu of %zu in use, largest free block %zu; "
                      "raise SHOAL_HEAP_SIZE",
                      size, sh->alloc.used, sh->alloc.size, shoal__alloc_largest_free(&sh->alloc));
-        return NULL;
-    }
+    shoal__alloc_unlock(sh);
+    if (status == SHOAL_ERR_HEAP_EXHAUSTED) return NULL;
     if (status != SHOAL_SUCCESS) {
         shoal__error(sh, status, call, "cannot allocate %zu bytes: %s", size, shoal_strerror(status));
         return NULL;
@@ -42,7 +43,9 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
     if (zero) {
         if (sh->heap_kind == SHOAL_HEAP_GPU) {
             if (shoal__gpu_memset(sh, sh->heap_base + off, size) != SHOAL_SUCCESS) {
+                shoal__alloc_lock(sh, true);
                 shoal__alloc_put(&sh->alloc, off);
+                shoal__alloc_unlock(sh);
                 return NULL;
             }
         } else {
@@ -67,7 +70,9 @@ int shoal__free(shoal_t sh, void *ptr)
     off = SIZE_MAX;
     if (shoal__in_heap(sh, ptr, 1)) {
         size_t user, avail, o = (size_t)((char *)ptr - sh->heap_base);
+        shoal__alloc_lock(sh, false);
         if (shoal__alloc_find(&sh->alloc, o, &user, &avail) == SHOAL_SUCCESS && user == o) off = o;
+        shoal__alloc_unlock(sh);
     }
     /* Quiet first: nothing of mine may still be landing in the block. */
     rc = shoal__quiet(sh, call);
@@ -77,5 +82,8 @@ int shoal__free(shoal_t sh, void *ptr)
     if (off == SIZE_MAX)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "%p was not returned by shoal_malloc, or was already freed", ptr);
-    return shoal__alloc_put(&sh->alloc, off);
+    shoal__alloc_lock(sh, true);
+    rc = shoal__alloc_put(&sh->alloc, off);
+    shoal__alloc_unlock(sh);
+    return rc;
 }

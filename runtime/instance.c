@@ -578,6 +578,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     }
     sh->magic = SHOAL__MAGIC_LIVE;
     sh->cfg = *cfg;
+    pthread_rwlock_init(&sh->alloc_lock, NULL);
     sh->comm = sh->node_comm = sh->leader_comm = MPI_COMM_NULL;
     sh->shm_win = sh->rma_win = sh->ctrl_win = sh->progress_win = MPI_WIN_NULL;
     sh->keyval = MPI_KEYVAL_INVALID;
@@ -588,6 +589,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     rc = MPI_Comm_dup(comm, &sh->comm);
     if (rc != MPI_SUCCESS) {
         rc = shoal__mpi_error(NULL, call, "MPI_Comm_dup", rc);
+        pthread_rwlock_destroy(&sh->alloc_lock);
         free(sh);
         free(reg);
         return rc;
@@ -596,6 +598,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
         MPI_Comm_test_inter(sh->comm, &inter) != MPI_SUCCESS || inter ||
         MPI_Comm_rank(sh->comm, &sh->my_pe) != MPI_SUCCESS || MPI_Comm_size(sh->comm, &sh->n_pes) != MPI_SUCCESS) {
         MPI_Comm_free(&sh->comm);
+        pthread_rwlock_destroy(&sh->alloc_lock);
         free(sh);
         free(reg);
         return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "%s",
@@ -788,6 +791,7 @@ int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
     if (sh->gpu != NULL) shoal__heap_gpu_destroy(sh);
     shoal__heap_host_destroy(sh);
     shoal__alloc_fini(&sh->alloc);
+    pthread_rwlock_destroy(&sh->alloc_lock);
     shoal__side_destroy(sh);
     if (!sh->broken) {
         if (sh->ctrl_win != MPI_WIN_NULL) MPI_Win_free(&sh->ctrl_win);

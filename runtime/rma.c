@@ -58,7 +58,10 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
     off = (size_t)((const char *)remote - sh->heap_base);
     if (sh->cfg.check >= SHOAL_CHECK_BASIC) {
         size_t user, avail;
-        if (SHOAL__UNLIKELY(shoal__alloc_find(&sh->alloc, off, &user, &avail) != SHOAL_SUCCESS))
+        shoal__alloc_lock(sh, false);
+        rc = shoal__alloc_find(&sh->alloc, off, &user, &avail);
+        shoal__alloc_unlock(sh);
+        if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS))
             return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
                                 "%s %p (heap offset %zu, target PE %d) is not inside a live allocation",
                                 is_put ? "destination" : "source", remote, off, pe);

@@ -65,6 +65,20 @@ static inline bool shoal__threads_multiple(void)
 {
     return atomic_load_explicit(&shoal__thread_level, memory_order_relaxed) == MPI_THREAD_MULTIPLE;
 }
+/* The allocator's table, under MPI_THREAD_MULTIPLE only (below it, one
+ * thread at a time uses the instance): readers are the RMA range checks,
+ * writers the collective allocations. */
+static inline void shoal__alloc_lock(shoal_t sh, bool write)
+{
+    if (!shoal__threads_multiple()) return;
+    if (write) pthread_rwlock_wrlock(&sh->alloc_lock);
+    else pthread_rwlock_rdlock(&sh->alloc_lock);
+}
+static inline void shoal__alloc_unlock(shoal_t sh)
+{
+    if (shoal__threads_multiple()) pthread_rwlock_unlock(&sh->alloc_lock);
+}
+
 /* "MPI_THREAD_SERIALIZED", ... */
 SHOAL__HIDDEN const char *shoal__thread_level_name(int level);
 

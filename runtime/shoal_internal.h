@@ -6,6 +6,7 @@
 #ifndef SHOAL_INTERNAL_H
 #define SHOAL_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -253,6 +254,9 @@ struct shoal_instance {
     size_t heap_size;
     char **peer_base;   /* per PE: address to load/store its heap from here, or NULL */
     shoal__alloc_t alloc;
+    /* Collectives change alloc while, under MPI_THREAD_MULTIPLE, other
+     * threads' puts and gets look blocks up in it (shoal__alloc_lock). */
+    pthread_rwlock_t alloc_lock;
     const shoal__transport_t **pe_tp; /* per PE */
     unsigned tp_used;   /* transports with operations possibly outstanding */
 
