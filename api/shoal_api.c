@@ -26,7 +26,7 @@ int shoal_finalize(shoal_t sh)
     SHOAL__ENTER(sh, "shoal_finalize");
     if (MPI_Finalized(&flag) == MPI_SUCCESS && flag)
         return shoal__error(sh, SHOAL_ERR_MPI_STATE, "shoal_finalize", "MPI is already finalized");
-    return shoal__finalize(sh, false);
+    return shoal__finalize(sh);
 }
 
 int shoal_my_pe(shoal_t sh)

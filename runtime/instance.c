@@ -1,6 +1,7 @@
 /* Instance lifecycle: bootstrap on the caller's communicator, node
  * discovery, heap creation, transport selection, finalize (also from
  * MPI_Finalize through an attribute on MPI_COMM_SELF). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -301,9 +302,30 @@ static int shoal__self_delete(MPI_Comm comm, int keyval, void *value, void *extr
     (void)extra;
     if (shoal__live(sh) && !sh->in_finalize) {
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "finalizing an instance left alive at MPI_Finalize");
-        shoal__finalize(sh, true);
+        shoal__finalize(sh);
     }
     return MPI_SUCCESS;
+}
+
+/* MPI_COMM_SELF keeps shoal__self_delete until MPI_Finalize, even after
+ * the instance is finalized: the object holding it (libshoal.so, or a
+ * plugin that linked libshoal.a) must stay mapped after a dlclose. */
+static void shoal__pin_once(void)
+{
+    Dl_info info;
+    void *self;
+
+    if (dladdr((void *)shoal__self_delete, &info) == 0 || info.dli_fname == NULL) return;
+    /* NULL for the main program (never unloaded anyway). */
+    self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "%s stays loaded until exit%s", info.dli_fname,
+               self ? "" : " (the program itself)");
+}
+
+static void shoal__pin_code(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, shoal__pin_once);
 }
 
 /* Split comm into nodes: PEs sharing memory, cut into blocks of node_size
@@ -661,6 +683,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
     SHOAL__PHASE(shoal__transports_select(sh));
 
+    shoal__pin_code();
     rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, shoal__self_delete, &sh->keyval, NULL);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, sh->keyval, sh);
     SHOAL__PHASE(rc == MPI_SUCCESS ? SHOAL_SUCCESS : shoal__mpi_error(sh, call, "MPI_Comm_set_attr", rc));
@@ -679,7 +702,7 @@ out:
     {
         char msg[sizeof(sh->err)];
         snprintf(msg, sizeof(msg), "%s", shoal_last_error(sh));
-        shoal__finalize(sh, false);
+        shoal__finalize(sh);
         shoal__error_forget(sh);
         free(sh);
         free(reg);
@@ -773,7 +796,7 @@ static int shoal__finalize_meet(shoal_t sh)
 /* Releases what init created, in reverse. Collective unless the instance
  * is broken (a peer vanished) and the other PEs do not come to finalize it:
  * then only local resources go. */
-int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
+int shoal__finalize(shoal_t sh)
 {
     static const char *call = "shoal_finalize";
     int rc = SHOAL_SUCCESS;
@@ -800,8 +823,12 @@ int shoal__finalize(shoal_t sh, bool from_mpi_finalize)
         if (sh->comm != MPI_COMM_NULL) MPI_Comm_free(&sh->comm);
     }
     if (sh->keyval != MPI_KEYVAL_INVALID) {
-        /* Deleting the attribute runs shoal__self_delete, which sees in_finalize. */
-        if (!from_mpi_finalize) MPI_Comm_delete_attr(MPI_COMM_SELF, sh->keyval);
+        /* The attribute stays on MPI_COMM_SELF until MPI_Finalize, where
+         * shoal__self_delete finds this handle dead (shoal_init pinned the
+         * code it runs). Deleting it here could happen inside MPI_Finalize's
+         * own teardown of those attributes, when another library's callback
+         * finalizes shoal: MPICH 4.0 walks freed memory then and aborts.
+         * Freeing the keyval is allowed while the attribute exists. */
         MPI_Comm_free_keyval(&sh->keyval);
     }
     free(sh->pe_tp);

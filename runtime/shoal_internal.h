@@ -289,7 +289,7 @@ static inline bool shoal__in_heap(shoal_t sh, const void *ptr, size_t n)
 }
 
 SHOAL__HIDDEN int shoal__init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p);
-SHOAL__HIDDEN int shoal__finalize(shoal_t sh, bool from_mpi_finalize);
+SHOAL__HIDDEN int shoal__finalize(shoal_t sh);
 SHOAL__HIDDEN void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero);
 SHOAL__HIDDEN int shoal__free(shoal_t sh, void *ptr);
 SHOAL__HIDDEN int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,

@@ -3,7 +3,9 @@
  * an even/odd split of it. Each has its own heap and its own PE numbering;
  * data and barriers of one never touch another; finalizing one leaves the
  * others working; the last one is left alive at MPI_Finalize, which must
- * clean it up and still let the program exit 0.
+ * clean it up and still let the program exit 0. A fourth instance belongs
+ * to a "plugin" that finalizes it from its own MPI_COMM_SELF delete
+ * callback, inside MPI_Finalize's attribute teardown: that must work too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,16 @@
 enum { N = 64 };
 
 static int wrank, wsize;
+
+/* The plugin's instance, finalized by its MPI_COMM_SELF attribute. */
+static shoal_t plugin_sh;
+static int plugin_rc = 1;
+static int plugin_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)value, (void)extra;
+    plugin_rc = shoal_finalize(plugin_sh);
+    return MPI_SUCCESS;
+}
 
 static int value(int round, int pe, int which, int i)
 {
@@ -156,8 +168,16 @@ int main(int argc, char **argv)
         check_from(s, buf_s, round, 2, (srank + ssize - 1) % ssize);
         CHECK_OK(shoal_barrier_all(s), s);
     }
+    {
+        int keyval;
+        test_config(&cfg, 1 << 20);
+        CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &plugin_sh), NULL);
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, plugin_delete, &keyval, NULL);
+        MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    }
     if (wrank == 0)
         check_note("3 instances passed; leaving one on the split communicator to MPI_Finalize");
     MPI_Finalize();
+    CHECK_MSG(plugin_rc == 0, "shoal_finalize from an MPI_COMM_SELF delete callback returned %d", plugin_rc);
     return 0;
 }
