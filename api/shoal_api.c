@@ -26,6 +26,15 @@ int shoal_finalize(shoal_t sh)
     SHOAL__ENTER(sh, "shoal_finalize");
     if (MPI_Finalized(&flag) == MPI_SUCCESS && flag)
         return shoal__error(sh, SHOAL_ERR_MPI_STATE, "shoal_finalize", "MPI is already finalized");
+    if (sh->cfg.check == SHOAL_CHECK_FULL) {
+        /* The thread rule first: a finalize from a thread the MPI thread
+         * level forbids must change nothing. */
+        shoal__side_t *sd = shoal__side(sh);
+        bool held = false;
+        int rc = sd ? shoal__side_enter(sh, sd, "shoal_finalize", true, &held) : SHOAL_SUCCESS;
+        if (rc != SHOAL_SUCCESS) return rc;
+        if (sd) shoal__side_leave(sd, true, held);
+    }
     return shoal__finalize(sh);
 }
 

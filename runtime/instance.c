@@ -505,6 +505,14 @@ static int shoal__init_check(shoal_t sh, const shoal_config_t *cfg)
 
     if (cfg->env_error[0] != '\0') return shoal__error(sh, SHOAL_ERR_ENV, call, "%s", cfg->env_error);
     if (cfg->heap_size == 0) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config heap_size is 0");
+    if (cfg->check == SHOAL_CHECK_FULL) {
+        int level = MPI_THREAD_SINGLE, is_main = 1;
+        if (MPI_Query_thread(&level) == MPI_SUCCESS && level == MPI_THREAD_FUNNELED &&
+            MPI_Is_thread_main(&is_main) == MPI_SUCCESS && !is_main)
+            return shoal__error(sh, SHOAL_ERR_THREAD, call,
+                                "called from a thread other than the main one, but MPI was initialized with "
+                                "MPI_THREAD_FUNNELED: only the main thread may call shoal");
+    }
     if (cfg->heap_size > SHOAL__HEAP_MAX)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config heap_size %zu is over the limit of %zu (256 TiB)",
                             cfg->heap_size, SHOAL__HEAP_MAX);

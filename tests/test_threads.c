@@ -281,11 +281,26 @@ static void test_serialized(void)
     CHECK_OK(shoal_barrier_all(sh), sh);
 }
 
+/* Also finalize and init from that thread: refused, and nothing changed. */
+static int funneled_fin_status, funneled_init_status;
+static char funneled_fin_msg[512], funneled_init_msg[512];
+
 static void *funneled_call(void *arg)
 {
+    shoal_config_t cfg;
+    shoal_t other = NULL;
+
     (void)arg;
     intruder.status = shoal_quiet(sh);
     snprintf(intruder.msg, sizeof(intruder.msg), "%s", shoal_last_error(sh));
+    funneled_fin_status = shoal_finalize(sh);
+    snprintf(funneled_fin_msg, sizeof(funneled_fin_msg), "%s", shoal_last_error(sh));
+    if (npes == 1) { /* init is collective: with one PE only it fails alone */
+        test_config(&cfg, 1 << 20);
+        cfg.check = SHOAL_CHECK_FULL;
+        funneled_init_status = shoal_init(MPI_COMM_WORLD, &cfg, &other);
+        snprintf(funneled_init_msg, sizeof(funneled_init_msg), "%s", shoal_last_error(NULL));
+    }
     return NULL;
 }
 
@@ -299,7 +314,13 @@ static void test_funneled(void)
         check_note("funneled: %s", intruder.msg);
     CHECK_CONTAINS(intruder.msg, "shoal_quiet");
     CHECK_CONTAINS(intruder.msg, "MPI_THREAD_FUNNELED");
-    CHECK_OK(shoal_quiet(sh), sh); /* the main thread may */
+    CHECK_STATUS(funneled_fin_status, SHOAL_ERR_THREAD, NULL);
+    CHECK_CONTAINS(funneled_fin_msg, "shoal_finalize");
+    if (npes == 1) {
+        CHECK_STATUS(funneled_init_status, SHOAL_ERR_THREAD, NULL);
+        CHECK_CONTAINS(funneled_init_msg, "only the main thread may call shoal");
+    }
+    CHECK_OK(shoal_quiet(sh), sh); /* the main thread may, and the instance is alive */
     CHECK_OK(shoal_barrier_all(sh), sh);
 }
 
