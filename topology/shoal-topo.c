@@ -49,13 +49,15 @@ typedef struct tool_place {
 static int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int tool_fail(const char *fmt, ...)
 {
+    char line[1024];
+    int n = snprintf(line, sizeof(line), TOOL ": ");
     va_list ap;
 
-    fprintf(stderr, TOOL ": ");
+    /* One write: the lines of several ranks do not interleave. */
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "%s\n", line);
     return 1;
 }
 
@@ -172,7 +174,7 @@ static int tool_under_mpiexec(void)
 static int tool_parse(int argc, char **argv, tool_opts_t *o)
 {
     const char *env, *v;
-    int force_mpi = -1;
+    int force_mpi = -1, has_model_policy = 0;
 
     memset(o, 0, sizeof(*o));
     o->pes = -1;
@@ -204,6 +206,7 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
             o->input = v;
         } else if ((v = tool_optarg(argc, argv, &i, "--export"))) {
             if (!*v) return tool_fail("--export needs a file name");
+            if (strcmp(v, "-") == 0) return tool_fail("--export needs a file name ('-' would mix the XML into the report)");
             o->export_path = v;
         } else if ((v = tool_optarg(argc, argv, &i, "--pes"))) {
             long n;
@@ -212,9 +215,11 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
         } else if ((v = tool_optarg(argc, argv, &i, "--map"))) {
             if (tool_parse_map(v, o)) return 1;
         } else if ((v = tool_optarg(argc, argv, &i, "--p2p-level"))) {
+            has_model_policy = 1;
             if (shoal_path_parse(v, &o->policy.p2p_level) < 0)
                 return tool_fail("--p2p-level: '%s' is not one of NVL, PIX, PXB, PHB, NODE, SYS", v);
         } else if ((v = tool_optarg(argc, argv, &i, "--disable"))) {
+            has_model_policy = 1;
             if (tool_parse_disable(v, &o->policy.disabled)) return 1;
         } else {
             return tool_fail("unknown option '%s' (try --help)", a);
@@ -224,6 +229,11 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
         return tool_fail("--pes %d but --map places %d PEs", o->pes, o->n_map);
     o->mpi = force_mpi >= 0 ? force_mpi : tool_under_mpiexec();
     if (o->probe && !o->mpi) return tool_fail("--probe measures PE pairs: run it under mpiexec");
+    if (o->probe_size && !o->probe) return tool_fail("--probe-size goes with --probe");
+    if (o->mpi && (o->input || o->export_path || o->pes >= 0 || o->n_map || has_model_policy))
+        return tool_fail("--input, --export, --pes, --map, --p2p-level and --disable describe a model: run without "
+                         "mpiexec (or with --no-mpi); under mpiexec the transports are the live instance's (set "
+                         "SHOAL_P2P_LEVEL or SHOAL_TRANSPORT_DISABLE instead)");
     return 0;
 }
 

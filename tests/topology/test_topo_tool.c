@@ -682,6 +682,12 @@ static void test_errors(void)
                 "--map places 1");
     expect_fail(RUN_ENV("SHOAL_P2P_LEVEL=fast", "--input", fixture("h200x2-nv18.xml")), "bad SHOAL_P2P_LEVEL",
                 "SHOAL_P2P_LEVEL=fast");
+    expect_fail(RUN("--input", fixture("h200x2-nv18.xml"), "--export", "-"), "--export to stdout", "'-' would mix");
+    expect_fail(RUN("--probe-size", "64"), "--probe-size alone", "--probe-size goes with --probe");
+    /* Model options mean nothing to the live instance of MPI mode. */
+    expect_fail(RUN("--mpi", "--pes", "2"), "--pes under MPI", "describe a model");
+    expect_fail(RUN("--mpi", "--input", fixture("h200x2-nv18.xml")), "--input under MPI", "run without mpiexec");
+    expect_fail(RUN("--mpi", "--disable", "shm"), "--disable under MPI", "SHOAL_TRANSPORT_DISABLE instead");
 
     r = RUN("--help");
     expect_ok(&r, "--help");
