@@ -126,6 +126,19 @@ static bool shoal__wait_done(const shoal__wait_for_t *w)
  * microseconds late), a longer wait leaves the CPU to the PEs at work. */
 #define SHOAL__YIELDS_BEFORE_SLEEP 32u
 
+/* Spin, then yield (poking MPI when progress is asked for). true instead,
+ * once a wait where waits sleep has spun and yielded enough. */
+static bool shoal__wait_step(shoal_t sh, unsigned *spins, bool progress)
+{
+    bool yielding = *spins >= shoal__spin_limit;
+
+    if (sh->wait_sleep && *spins >= shoal__spin_limit + SHOAL__YIELDS_BEFORE_SLEEP) return true;
+    if (progress) shoal__wait_progress(sh, spins);
+    else shoal__wait_pause(spins);
+    if (yielding) (*spins)++; /* wait_pause counts spins only */
+    return false;
+}
+
 /* One step of a wait in the control block, until shoal__wait_done(w): spin,
  * then yield, and on a node with more PEs than CPUs then sleep on q, for at
  * most a millisecond at a time (the caller checks its deadline between
@@ -134,12 +147,7 @@ static void shoal__node_wait(shoal_t sh, unsigned *spins, shoal__waitq_t *q, con
 {
     uint32_t seen;
 
-    if (!sh->wait_sleep || *spins < shoal__spin_limit + SHOAL__YIELDS_BEFORE_SLEEP) {
-        bool yielding = *spins >= shoal__spin_limit;
-        shoal__wait_progress(sh, spins);
-        if (yielding) (*spins)++; /* wait_pause counts spins only */
-        return;
-    }
+    if (!shoal__wait_step(sh, spins, true)) return;
     {
         int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
@@ -158,13 +166,7 @@ static void shoal__mpi_wait(shoal_t sh, unsigned *spins)
 {
     static const struct timespec nap = {0, 50000};
 
-    if (!sh->wait_sleep || *spins < shoal__spin_limit + SHOAL__YIELDS_BEFORE_SLEEP) {
-        bool yielding = *spins >= shoal__spin_limit;
-        shoal__wait_pause(spins);
-        if (yielding) (*spins)++;
-        return;
-    }
-    nanosleep(&nap, NULL);
+    if (shoal__wait_step(sh, spins, false)) nanosleep(&nap, NULL);
 }
 
 /* Timeout bookkeeping of one wait (a leader's intra- and inter-node phases
