@@ -179,11 +179,14 @@ typedef struct shoal__deadline {
 
 static bool shoal__expired(shoal__deadline_t *d)
 {
-    if (d->timeout <= 0 || (++d->checks & 255) != 0) return false;
-    if (d->start == 0) {
+    if (d->timeout <= 0) return false;
+    if (++d->checks == 1) {
         d->start = shoal__now();
         return false;
     }
+    /* Every 256th check while the wait spins; every check after that,
+     * when each one follows a yield or a sleep of up to a millisecond. */
+    if (d->checks < 1024 && (d->checks & 255) != 0) return false;
     return shoal__now() - d->start > d->timeout;
 }
 

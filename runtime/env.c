@@ -150,10 +150,10 @@ static bool shoal__subsys_valid(const char *s)
     char buf[256], *save = NULL, *tok;
     int n = 0;
 
-    if (strcasecmp(s, "ALL") == 0) return true;
+    if (s[0] == '\0' || strcasecmp(s, "ALL") == 0) return true;
     if (strlen(s) >= sizeof(buf)) return false;
     snprintf(buf, sizeof(buf), "%s", s);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
+    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save), n++) {
         bool known = false;
 #define SHOAL__SUB_KNOWN(name, bit) known = known || strcasecmp(tok, #name) == 0;
         SHOAL__SUBSYS_MAP(SHOAL__SUB_KNOWN)

@@ -284,7 +284,7 @@ bool shoal__pe_gone(shoal_t sh, int pe)
     /* Exited but not yet reaped by its launcher: state Z (or X). */
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
     f = fopen(path, "r");
-    if (f == NULL) return errno == ENOENT; /* reaped since kill() */
+    if (f == NULL) return kill(pid, 0) != 0 && errno == ESRCH; /* reaped since (not: no /proc) */
     n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
     buf[n] = '\0';
@@ -589,6 +589,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     unsigned disabled = 0;
     shoal_path_t p2p_level = SHOAL_PATH_SYS;
     int rc, inter = 0;
+    bool attr_set = false;
     char err[160];
 
     shoal__log_init();
@@ -608,7 +609,15 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     }
     sh->magic = SHOAL__MAGIC_LIVE;
     sh->cfg = *cfg;
-    pthread_rwlock_init(&sh->alloc_lock, NULL);
+    {
+        /* Writers first: threads putting in a loop must not starve a
+         * collective allocation. */
+        pthread_rwlockattr_t attr;
+        pthread_rwlockattr_init(&attr);
+        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        pthread_rwlock_init(&sh->alloc_lock, &attr);
+        pthread_rwlockattr_destroy(&attr);
+    }
     sh->comm = sh->node_comm = sh->leader_comm = MPI_COMM_NULL;
     sh->shm_win = sh->rma_win = sh->ctrl_win = sh->progress_win = MPI_WIN_NULL;
     sh->keyval = MPI_KEYVAL_INVALID;
@@ -672,15 +681,16 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     /* Where the heap lives. AUTO takes the GPU when this PE has one. */
     sh->heap_kind = sh->cfg.heap_kind;
     sh->heap_size = sh->cfg.heap_size;
+    rc = SHOAL_SUCCESS;
     if (sh->heap_kind != SHOAL_HEAP_HOST) {
         bool have_gpu = false;
         rc = shoal__gpu_probe(sh, &have_gpu);
         if (rc == SHOAL_SUCCESS && !have_gpu && sh->heap_kind == SHOAL_HEAP_GPU)
             rc = shoal__error(sh, SHOAL_ERR_NO_DEVICE, call, "a GPU heap was asked for but this PE has no usable GPU%s",
                               SHOAL_HAVE_CUDA ? "" : " (shoal was built without CUDA)");
-        SHOAL__PHASE(rc);
         sh->heap_kind = have_gpu ? SHOAL_HEAP_GPU : SHOAL_HEAP_HOST;
     }
+    SHOAL__PHASE(rc); /* on every PE, whatever its heap kind: it is collective */
     SHOAL__PHASE(shoal__check_heap_symmetric(sh));
     if (sh->heap_kind == SHOAL_HEAP_HOST) SHOAL__PHASE(shoal__heap_host_precheck(sh));
     sh->peer_base = calloc((size_t)sh->n_pes, sizeof(char *));
@@ -694,6 +704,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     shoal__pin_code();
     rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, shoal__self_delete, &sh->keyval, NULL);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, sh->keyval, sh);
+    attr_set = rc == MPI_SUCCESS;
     SHOAL__PHASE(rc == MPI_SUCCESS ? SHOAL_SUCCESS : shoal__mpi_error(sh, call, "MPI_Comm_set_attr", rc));
 
     pthread_mutex_lock(&shoal__registry_lock);
@@ -710,6 +721,10 @@ out:
     {
         char msg[sizeof(sh->err)];
         snprintf(msg, sizeof(msg), "%s", shoal_last_error(sh));
+        /* sh is freed below: its attribute must go now (init never runs
+         * inside MPI_Finalize's teardown), finding it in finalize. */
+        sh->in_finalize = true;
+        if (attr_set) MPI_Comm_delete_attr(MPI_COMM_SELF, sh->keyval);
         shoal__finalize(sh);
         shoal__error_forget(sh);
         free(sh);
@@ -768,9 +783,13 @@ static bool shoal__finalize_agree(shoal_t sh)
         if (shoal__pe_gone(sh, pe)) return false; /* it will never come */
     msg = calloc(2, 1);
     if (msg == NULL) return false;
-    for (int round = 0; round < 2; round++)
+    for (int round = 0; round < 2; round++) {
         for (int dist = 1; dist < sh->n_pes; dist *= 2)
             if (!shoal__agree_step(sh, msg, dist, TAG + round, end)) return false; /* msg stays MPI's */
+        /* Everybody was here: the second round gets the whole time again,
+         * so that one PE's deadline does not split PEs that all came. */
+        end = shoal__now() + timeout;
+    }
     free(msg);
     return true;
 }

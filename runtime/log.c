@@ -26,11 +26,11 @@ static void shoal__log_setup(void)
     else if (lvl[0] != '\0')
         fprintf(stderr, "shoal: ignoring SHOAL_DEBUG=%s (expected WARN, INFO or TRACE)\n", lvl);
 
-    if (strcasecmp(sub, "ALL") != 0) {
+    if (sub[0] != '\0' && strcasecmp(sub, "ALL") != 0) {
         char buf[256], *save = NULL, *tok;
         unsigned mask = 0;
         snprintf(buf, sizeof(buf), "%s", sub);
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 #define SHOAL__SUB_MATCH(name, bit)                                                      \
     if (strcasecmp(tok, #name) == 0) { mask |= (bit); continue; }
             SHOAL__SUBSYS_MAP(SHOAL__SUB_MATCH)

@@ -77,6 +77,24 @@ int main(int argc, char **argv)
     cfg.heap_kind = SHOAL_HEAP_HOST;
     expect_all_fail(&cfg, 0, SHOAL_ERR_ENV, "SHOAL_TIMEOUT");
 
+    /* A heap kind asked differently: the GPU probe runs on some PEs only,
+     * yet every PE takes the same collective steps. Without a GPU, auto is
+     * the host and init succeeds; with one, the kinds differ: all fail. */
+    {
+        int status, lo = 0, hi = 0;
+        host_config(&cfg);
+        cfg.heap_kind = me == bad ? SHOAL_HEAP_HOST : SHOAL_HEAP_AUTO;
+        status = shoal_init(MPI_COMM_WORLD, &cfg, &sh);
+        MPI_Allreduce(&status, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&status, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        CHECK_MSG(lo == hi, "heap kinds asked differently: statuses %d to %d across PEs", lo, hi);
+        if (status == SHOAL_SUCCESS) {
+            CHECK_EQ_INT(shoal_heap_kind(sh), SHOAL_HEAP_HOST);
+            CHECK_OK(shoal_finalize(sh), NULL);
+        }
+        sh = UNTOUCHED;
+    }
+
     /* Node sizes that differ would split the communicator inconsistently. */
     if (npes > 1) {
         host_config(&cfg);
