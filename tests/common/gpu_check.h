@@ -27,4 +27,35 @@ extern "C" {
         CHECK_MSG(s_ == SHOAL_SUCCESS, "%s: %s: %s", #expr, shoal_strerror(s_), shoal_last_error(sh)); \
     } while (0)
 
+/* Checks inside kernels: failures are counted in a dev_err_t in device
+ * memory, the first one's line, iteration and values kept; check_dev_err
+ * asserts on the host that there were none. */
+typedef struct dev_err {
+    int count;
+    int line;
+    unsigned iter;
+    long long got, want;
+} dev_err_t;
+
+#define DCHECK_EQ_AT(err, i, got_, want_)                                                \
+    do {                                                                                 \
+        long long g_ = (long long)(got_), w_ = (long long)(want_);                       \
+        if (g_ != w_ && atomicAdd(&(err)->count, 1) == 0) {                              \
+            (err)->line = __LINE__;                                                      \
+            (err)->iter = (i);                                                           \
+            (err)->got = g_;                                                             \
+            (err)->want = w_;                                                            \
+        }                                                                                \
+    } while (0)
+#define DCHECK_EQ(err, got_, want_) DCHECK_EQ_AT(err, 0u, got_, want_)
+
+static inline void check_dev_err(const dev_err_t *d, const char *what)
+{
+    dev_err_t h;
+    CUDA_OK(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
+    CHECK_MSG(h.count == 0,
+              "%s: %d device check(s) failed; first at line %d (iteration %u): got %lld (%#llx), expected %lld (%#llx)",
+              what, h.count, h.line, h.iter, h.got, (unsigned long long)h.got, h.want, (unsigned long long)h.want);
+}
+
 #endif /* SHOAL_TEST_GPU_CHECK_H */

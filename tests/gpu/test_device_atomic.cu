@@ -15,31 +15,6 @@
 #include "shoal_device.cuh"
 #include "common/gpu_check.h"
 
-/* Failed device checks: how many, and the first one's line and values. */
-typedef struct dev_err {
-    int count;
-    int line;
-    long long got, want;
-} dev_err_t;
-
-#define DCHECK_EQ(err, got_, want_)                                                      \
-    do {                                                                                 \
-        long long g_ = (long long)(got_), w_ = (long long)(want_);                       \
-        if (g_ != w_ && atomicAdd(&(err)->count, 1) == 0) {                              \
-            (err)->line = __LINE__;                                                      \
-            (err)->got = g_;                                                             \
-            (err)->want = w_;                                                            \
-        }                                                                                \
-    } while (0)
-
-static void check_dev_err(const dev_err_t *d, const char *what)
-{
-    dev_err_t h;
-    CUDA_OK(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
-    CHECK_MSG(h.count == 0, "%s: %d device check(s) failed; first at line %d: got %lld, expected %lld", what, h.count,
-              h.line, h.got, h.want);
-}
-
 #define BLOCKS 128
 #define THREADS 256
 #define ITERS 100

@@ -22,33 +22,6 @@
 #include "shoal_device.cuh"
 #include "common/gpu_check.h"
 
-/* Failed device checks: how many, and the first one's line, iteration and values. */
-typedef struct dev_err {
-    int count;
-    int line;
-    unsigned iter;
-    unsigned long long got, want;
-} dev_err_t;
-
-#define DCHECK_EQ(err, i, got_, want_)                                                   \
-    do {                                                                                 \
-        unsigned long long g_ = (unsigned long long)(got_), w_ = (unsigned long long)(want_); \
-        if (g_ != w_ && atomicAdd(&(err)->count, 1) == 0) {                              \
-            (err)->line = __LINE__;                                                      \
-            (err)->iter = (i);                                                           \
-            (err)->got = g_;                                                             \
-            (err)->want = w_;                                                            \
-        }                                                                                \
-    } while (0)
-
-static void check_dev_err(const dev_err_t *d, const char *what)
-{
-    dev_err_t h;
-    CUDA_OK(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
-    CHECK_MSG(h.count == 0, "%s: %d device check(s) failed; first at line %d, iteration %u: got %#llx, expected %#llx",
-              what, h.count, h.line, h.iter, h.got, h.want);
-}
-
 /* What thread t of PE pe stores in iteration i. */
 static __device__ __forceinline__ unsigned long long stamp(unsigned i, int pe, unsigned t)
 {
@@ -64,9 +37,9 @@ __global__ void block_barrier_kernel(shoal_device_t dev, unsigned long long *box
     unsigned t = threadIdx.x, n = blockDim.x, u = (t + 37) % n;
     for (unsigned i = first; i < first + iters; i++) {
         unsigned long long *slot = box + (size_t)(i & 1) * n;
-        DCHECK_EQ(err, i, shoal_dev_p(dev, &slot[t], stamp(i, dev.my_pe, t), right), SHOAL_SUCCESS);
-        DCHECK_EQ(err, i, shoal_dev_barrier_all_block(dev), SHOAL_SUCCESS);
-        DCHECK_EQ(err, i, slot[u], stamp(i, left, u));
+        DCHECK_EQ_AT(err, i, shoal_dev_p(dev, &slot[t], stamp(i, dev.my_pe, t), right), SHOAL_SUCCESS);
+        DCHECK_EQ_AT(err, i, shoal_dev_barrier_all_block(dev), SHOAL_SUCCESS);
+        DCHECK_EQ_AT(err, i, slot[u], stamp(i, left, u));
     }
 }
 
@@ -79,9 +52,9 @@ __global__ void grid_barrier_kernel(shoal_device_t dev, unsigned long long *box,
     unsigned u = (g + blockDim.x * (gridDim.x / 2) + 1) % n;
     for (unsigned i = first; i < first + iters; i++) {
         unsigned long long *slot = box + (size_t)(i & 1) * n;
-        DCHECK_EQ(err, i, shoal_dev_p(dev, &slot[g], stamp(i, dev.my_pe, g), right), SHOAL_SUCCESS);
-        DCHECK_EQ(err, i, shoal_dev_barrier_all_grid(dev), SHOAL_SUCCESS);
-        DCHECK_EQ(err, i, slot[u], stamp(i, left, u));
+        DCHECK_EQ_AT(err, i, shoal_dev_p(dev, &slot[g], stamp(i, dev.my_pe, g), right), SHOAL_SUCCESS);
+        DCHECK_EQ_AT(err, i, shoal_dev_barrier_all_grid(dev), SHOAL_SUCCESS);
+        DCHECK_EQ_AT(err, i, slot[u], stamp(i, left, u));
     }
 }
 
