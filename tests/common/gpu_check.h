@@ -27,6 +27,31 @@ extern "C" {
         CHECK_MSG(s_ == SHOAL_SUCCESS, "%s: %s: %s", #expr, shoal_strerror(s_), shoal_last_error(sh)); \
     } while (0)
 
+/* MPI_Init, then, where no GPU is present, MPI_Finalize and the exit
+ * status of a skipped test. */
+static inline void gpu_test_start(int *argc, char ***argv)
+{
+    int ndev = 0;
+    MPI_Init(argc, argv);
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        check_note("no GPU: skipped");
+        MPI_Finalize();
+        exit(TEST_SKIP);
+    }
+}
+
+/* An instance on MPI_COMM_WORLD with a GPU heap of heap_size bytes. */
+static inline shoal_t gpu_test_instance(size_t heap_size)
+{
+    shoal_config_t cfg;
+    shoal_t sh = NULL;
+    shoal_config_init(&cfg);
+    cfg.heap_kind = SHOAL_HEAP_GPU;
+    cfg.heap_size = heap_size;
+    SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
+    return sh;
+}
+
 /* Checks inside kernels: failures are counted in a dev_err_t in device
  * memory, the first one's line, iteration and values kept; check_dev_err
  * asserts on the host that there were none. */

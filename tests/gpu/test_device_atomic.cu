@@ -224,22 +224,12 @@ template <typename T> static T read_word(const T *d)
 
 int main(int argc, char **argv)
 {
-    shoal_config_t cfg;
     shoal_t sh;
     shoal_device_t dev;
-    int ndev = 0;
     dev_err_t *err = NULL;
 
-    MPI_Init(&argc, &argv);
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        check_note("no GPU: skipped");
-        MPI_Finalize();
-        return TEST_SKIP;
-    }
-    shoal_config_init(&cfg);
-    cfg.heap_kind = SHOAL_HEAP_GPU;
-    cfg.heap_size = (size_t)64 << 20;
-    SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
+    gpu_test_start(&argc, &argv);
+    sh = gpu_test_instance((size_t)64 << 20);
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     right = (me + 1) % npes;

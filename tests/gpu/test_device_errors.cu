@@ -178,15 +178,10 @@ int main(int argc, char **argv)
     shoal_config_t cfg;
     shoal_t sh;
     shoal_device_t dev;
-    int ndev = 0, me, npes, right, rc;
+    int me, npes, right, rc;
     const char *disable = getenv("SHOAL_TRANSPORT_DISABLE"), *node_size = getenv("SHOAL_NODE_SIZE");
 
-    MPI_Init(&argc, &argv);
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        check_note("no GPU: skipped");
-        MPI_Finalize();
-        return TEST_SKIP;
-    }
+    gpu_test_start(&argc, &argv);
     shoal_config_init(&cfg);
     cfg.heap_kind = SHOAL_HEAP_GPU;
     cfg.heap_size = (size_t)16 << 20;

@@ -285,23 +285,13 @@ static void run_case(shoal_t sh, const shoal_device_t &dev, int op, int scope, i
 
 int main(int argc, char **argv)
 {
-    shoal_config_t cfg;
     shoal_t sh;
     shoal_device_t dev;
-    int ndev = 0;
     const size_t max_small = ((size_t)1 << 20) + 7, big = ((size_t)32 << 20) + 5;
     const size_t buf_bytes = big + 256;
 
-    MPI_Init(&argc, &argv);
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        check_note("no GPU: skipped");
-        MPI_Finalize();
-        return TEST_SKIP;
-    }
-    shoal_config_init(&cfg);
-    cfg.heap_kind = SHOAL_HEAP_GPU;
-    cfg.heap_size = (size_t)256 << 20;
-    SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
+    gpu_test_start(&argc, &argv);
+    sh = gpu_test_instance((size_t)256 << 20);
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     right = (me + 1) % npes;

@@ -153,25 +153,16 @@ __global__ void signal_add_kernel(shoal_device_t dev, uint64_t *sig, dev_err_t *
 
 int main(int argc, char **argv)
 {
-    shoal_config_t cfg;
     shoal_t sh;
     shoal_device_t dev;
-    int ndev = 0, me, npes, right, left;
+    int me, npes, right, left;
     dev_err_t *err = NULL;
     unsigned rounds = 20000;
 
-    MPI_Init(&argc, &argv);
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        check_note("no GPU: skipped");
-        MPI_Finalize();
-        return TEST_SKIP;
-    }
+    gpu_test_start(&argc, &argv);
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--rounds") == 0) rounds = (unsigned)atoi(argv[i + 1]);
-    shoal_config_init(&cfg);
-    cfg.heap_kind = SHOAL_HEAP_GPU;
-    cfg.heap_size = (size_t)64 << 20;
-    SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
+    sh = gpu_test_instance((size_t)64 << 20);
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     right = (me + 1) % npes;

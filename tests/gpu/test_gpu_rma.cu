@@ -55,23 +55,14 @@ static void check_device(const void *d, size_t n, unsigned seed, const char *wha
 
 int main(int argc, char **argv)
 {
-    shoal_config_t cfg;
     shoal_t sh;
-    int ndev = 0, me, npes, right, left;
+    int me, npes, right, left;
     const size_t big = (size_t)64 << 20;
     const char *name = NULL;
     const char *expect_tp = getenv("SHOAL_TEST_EXPECT_TRANSPORT");
 
-    MPI_Init(&argc, &argv);
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        check_note("no GPU: skipped");
-        MPI_Finalize();
-        return TEST_SKIP;
-    }
-    shoal_config_init(&cfg);
-    cfg.heap_kind = SHOAL_HEAP_GPU;
-    cfg.heap_size = (size_t)512 << 20;
-    SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
+    gpu_test_start(&argc, &argv);
+    sh = gpu_test_instance((size_t)512 << 20);
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     right = (me + 1) % npes;
