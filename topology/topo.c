@@ -319,35 +319,131 @@ static int shoal__topo_build(shoal_topo_t topo)
 
 /* ---------------------------------------------------------------- load / destroy */
 
-/* An <object> (text up to its '>') with a cpuset or nodeset but not the
- * complete_ one that hwloc always writes beside it. hwloc 2.9 dereferences
- * the missing set in hwloc_topology_load and crashes (lstopo -i too). */
-static const char *shoal__xml_incomplete_set(const char *p, const char *end)
-{
-    static const char *const sets[][2] = {{" cpuset=", " complete_cpuset="}, {" nodeset=", " complete_nodeset="}};
+/* The largest os_index shoal lets hwloc see. hwloc turns a PU's or NUMA
+ * node's os_index into a bit of a set sized to hold it, and copies such
+ * sets through the whole tree: an os_index of 2^31 takes seconds and
+ * gigabytes. No machine numbers its CPUs anywhere near this. */
+#define SHOAL__XML_MAX_OS_INDEX (1u << 20)
 
-    while (p < end) {
-        const char *obj = memmem(p, (size_t)(end - p), "<object", 7), *close;
-        if (obj == NULL) return NULL;
-        close = memchr(obj, '>', (size_t)(end - obj));
-        if (close == NULL) close = end;
-        for (int i = 0; i < 2; i++)
-            if (memmem(obj, (size_t)(close - obj), sets[i][0], strlen(sets[i][0])) != NULL &&
-                memmem(obj, (size_t)(close - obj), sets[i][1], strlen(sets[i][1])) == NULL)
+/* One attribute of an XML start tag, as written (entities not expanded). */
+typedef struct shoal__xml_attr {
+    const char *name, *value;
+    size_t name_len, value_len;
+} shoal__xml_attr_t;
+
+static int shoal__xml_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The next attribute of the start tag at *pp: 1 with *a filled and *pp past
+ * it; 0 at the end of the tag, or where it is malformed (hwloc's parser
+ * reports that). */
+static int shoal__xml_next_attr(const char **pp, const char *end, shoal__xml_attr_t *a)
+{
+    const char *p = *pp;
+    char quote;
+
+    while (p < end && shoal__xml_space(*p)) p++;
+    if (p == end || *p == '>' || *p == '/') return 0;
+    a->name = p;
+    while (p < end && !shoal__xml_space(*p) && *p != '=' && *p != '>' && *p != '/') p++;
+    a->name_len = (size_t)(p - a->name);
+    while (p < end && shoal__xml_space(*p)) p++;
+    if (p == end || *p != '=') return 0;
+    for (p++; p < end && shoal__xml_space(*p); p++) continue;
+    if (p == end || (*p != '"' && *p != '\'')) return 0;
+    quote = *p++;
+    a->value = p;
+    p = memchr(p, quote, (size_t)(end - p));
+    if (p == NULL) return 0;
+    a->value_len = (size_t)(p - a->value);
+    *pp = p + 1;
+    return 1;
+}
+
+static int shoal__xml_attr_is(const shoal__xml_attr_t *a, const char *name)
+{
+    return a->name_len == strlen(name) && memcmp(a->name, name, a->name_len) == 0;
+}
+
+/* An os_index as hwloc reads it (strtoul): above the limit, negative, or
+ * written with an entity (whose value only the XML parser knows). */
+static int shoal__xml_os_index_too_big(const shoal__xml_attr_t *a)
+{
+    const char *p = a->value, *end = a->value + a->value_len;
+    unsigned long long v = 0;
+    int neg = 0;
+
+    if (memchr(p, '&', a->value_len) != NULL) return 1;
+    while (p < end && (shoal__xml_space(*p) || *p == '\v' || *p == '\f')) p++;
+    if (p < end && (*p == '+' || *p == '-')) neg = *p++ == '-';
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (unsigned)(*p - '0');
+        if (v > SHOAL__XML_MAX_OS_INDEX) return 1;
+    }
+    return neg ? v != 0 : v > SHOAL__XML_MAX_OS_INDEX;
+}
+
+/* The first <object> start tag hwloc must not see, with why in why[]:
+ *  - a cpuset or nodeset without the complete_ one that hwloc always
+ *    writes beside it: hwloc 2.9 dereferences the missing set in
+ *    hwloc_topology_load and crashes (lstopo -i too);
+ *  - an os_index above SHOAL__XML_MAX_OS_INDEX.
+ * Comments, CDATA sections and processing instructions are skipped. */
+static const char *shoal__xml_bad_object(const char *text, const char *end, char *why, size_t why_len)
+{
+    static const struct {
+        const char *open, *close;
+    } skips[] = {{"<!--", "-->"}, {"<![CDATA[", "]]>"}, {"<?", "?>"}};
+    const char *p = text;
+
+    while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+        const char *obj = p, *q;
+        shoal__xml_attr_t a;
+        int sets[4] = {0, 0, 0, 0}, skipped = 0;
+
+        for (size_t i = 0; i < sizeof(skips) / sizeof(skips[0]); i++) {
+            size_t n = strlen(skips[i].open);
+            if ((size_t)(end - p) >= n && memcmp(p, skips[i].open, n) == 0) {
+                q = memmem(p + n, (size_t)(end - p - n), skips[i].close, strlen(skips[i].close));
+                if (q == NULL) return NULL; /* unterminated: the parser says so */
+                p = q + strlen(skips[i].close);
+                skipped = 1;
+                break;
+            }
+        }
+        if (skipped) continue;
+        p++;
+        if ((size_t)(end - p) < 7 || memcmp(p, "object", 6) != 0 || !(shoal__xml_space(p[6]) || p[6] == '>' || p[6] == '/'))
+            continue;
+        for (p += 6; shoal__xml_next_attr(&p, end, &a);) {
+            static const char *const names[4] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"};
+            for (int i = 0; i < 4; i++) sets[i] |= shoal__xml_attr_is(&a, names[i]);
+            if (shoal__xml_attr_is(&a, "os_index") && shoal__xml_os_index_too_big(&a)) {
+                snprintf(why, why_len, "os_index \"%.*s\" is out of range (0 to %u; hwloc would build CPU and NUMA "
+                         "sets that large)", a.value_len > 24 ? 24 : (int)a.value_len, a.value, SHOAL__XML_MAX_OS_INDEX);
                 return obj;
-        p = close;
+            }
+        }
+        if ((sets[0] && !sets[1]) || (sets[2] && !sets[3])) {
+            snprintf(why, why_len, "it has a cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc "
+                     "would crash loading it)");
+            return obj;
+        }
     }
     return NULL;
 }
 
 /* Before hwloc sees the file: a missing or unreadable one (hwloc reports it
- * as malformed, errno EINVAL) and objects hwloc would crash on. */
+ * as malformed, errno EINVAL) and objects hwloc would crash or stall on. */
 static int shoal__xml_precheck(const char *path)
 {
     enum { MAX_BYTES = 256 << 20 };
     FILE *f = fopen(path, "rb");
     char *text = NULL;
     const char *bad;
+    char why[160];
     size_t n = 0, cap = 0;
     int rc = SHOAL_SUCCESS;
 
@@ -382,12 +478,10 @@ static int shoal__xml_precheck(const char *path)
                                "read it: %s)", path, strerror(errno ? errno : EIO));
         goto out;
     }
-    if ((bad = shoal__xml_incomplete_set(text, text + n)) != NULL)
+    if ((bad = shoal__xml_bad_object(text, text + n, why, sizeof(why))) != NULL)
         rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY,
-                               "shoal_topo_load: '%s' is not a valid hwloc XML topology: the object at byte %zu has a "
-                               "cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc would crash "
-                               "loading it)",
-                               path, (size_t)(bad - text));
+                               "shoal_topo_load: '%s' is not a valid hwloc XML topology: the object at byte %zu: %s",
+                               path, (size_t)(bad - text), why);
 out:
     free(text);
     fclose(f);

@@ -414,6 +414,73 @@ static void test_errors(void)
     }
 }
 
+/* cpu-2socket.xml with the first `from` replaced by `to`, in tmp_path(). */
+static const char *variant(const char *from, const char *to)
+{
+    static char text[1 << 16];
+    FILE *f = fopen(fixture("cpu-2socket.xml"), "r");
+    size_t n;
+    char *at;
+
+    CHECK(f != NULL);
+    n = fread(text, 1, sizeof(text) - 1, f);
+    CHECK(n > 0 && n < sizeof(text) - 1 && !ferror(f));
+    fclose(f);
+    text[n] = '\0';
+    at = strstr(text, from);
+    CHECK_MSG(at != NULL, "cpu-2socket.xml has no '%s'", from);
+    f = fopen(tmp_path(), "w");
+    CHECK(f != NULL);
+    CHECK(fwrite(text, 1, (size_t)(at - text), f) == (size_t)(at - text));
+    CHECK(fputs(to, f) >= 0);
+    CHECK(fputs(at + strlen(from), f) >= 0);
+    CHECK_EQ_INT(fclose(f), 0);
+    return tmp_path();
+}
+
+/* What shoal refuses before hwloc sees it, in every way XML may spell it:
+ * an os_index hwloc would turn into sets of gigabytes (seconds per load),
+ * and a cpuset without its complete_cpuset (hwloc crashes). */
+static void test_prescan(void)
+{
+    static const char pu1[] = "type=\"PU\" os_index=\"1\"";
+    static const struct {
+        const char *to, *needle;
+    } refused[] = {
+        {"type=\"PU\" os_index=\"2000000000\"", "os_index \"2000000000\" is out of range (0 to 1048576"},
+        {"type=\"PU\"\n\tos_index = '4294967295'", "os_index \"4294967295\" is out of range"},
+        {"type=\"PU\" os_index=\"-1\"", "os_index \"-1\" is out of range"},
+        {"type=\"PU\" os_index=\" 99999999999999999999999\"", "is out of range"},
+        {"type=\"PU\" os_index=\"&#50;000000000\"", "os_index \"&#50;000000000\" is out of range"},
+    };
+    shoal_topo_t t;
+
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        expect_load_error(variant(pu1, refused[i].to), SHOAL_ERR_TOPOLOGY, refused[i].needle, "at byte");
+        CHECK_CONTAINS(shoal_topo_last_error(), "hwloc would build CPU and NUMA sets that large");
+    }
+    /* The complete_cpuset after a tab, then removed. */
+    expect_load_error(variant("cpuset=\"0x00000002\" complete_cpuset=\"0x00000002\"", "\tcpuset='0x00000002'"),
+                      SHOAL_ERR_TOPOLOGY, "cpuset or nodeset without its complete_cpuset", "hwloc would crash");
+    expect_load_error(variant("nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"8\"",
+                              "nodeset=\"0x00000001\" gp_index=\"8\""),
+                      SHOAL_ERR_TOPOLOGY, "cpuset or nodeset without", NULL);
+
+    /* The limit itself loads; so do refused forms inside a comment, CDATA
+     * or a processing instruction, and attributes named like them. */
+    t = NULL;
+    CHECK_EQ_INT(shoal_topo_load(variant(pu1, "type=\"PU\" os_index=\"1048576\""), &t), SHOAL_SUCCESS);
+    CHECK_EQ_INT(shoal_topo_n_cores(t), 32);
+    shoal_topo_destroy(t);
+    t = NULL;
+    CHECK_EQ_INT(shoal_topo_load(variant("<topology", "<!-- <object type=\"PU\" os_index=\"2000000000\" cpuset=\"0x1\"/> "
+                                                      "--><?x <object os_index=\"-1\"> ?><topology"),
+                                 &t),
+                 SHOAL_SUCCESS);
+    CHECK_EQ_INT(shoal_topo_n_cores(t), 32);
+    shoal_topo_destroy(t);
+}
+
 int main(void)
 {
     const char *src = getenv("SHOAL_TEST_SRCDIR");
@@ -433,6 +500,7 @@ int main(void)
     test_store_hidden_switch();
     test_store_switches();
     test_errors();
+    test_prescan();
     check_note("topology model: all checks passed");
     return 0;
 }
