@@ -320,10 +320,11 @@ static int shoal__topo_build(shoal_topo_t topo)
 /* ---------------------------------------------------------------- load / destroy */
 
 /* The largest os_index shoal lets hwloc see. hwloc turns a PU's or NUMA
- * node's os_index into a bit of a set sized to hold it, and copies such
- * sets through the whole tree: an os_index of 2^31 takes seconds and
- * gigabytes. No machine numbers its CPUs anywhere near this. */
-#define SHOAL__XML_MAX_OS_INDEX (1u << 20)
+ * node's os_index into a bit of a set sized to hold it, and copies and
+ * prints such sets all through the tree: an os_index of 2^31 takes seconds
+ * and gigabytes (and an object without one gets 2^32-1). Linux numbers at
+ * most 8192 CPUs and 1024 NUMA nodes. */
+#define SHOAL__XML_MAX_OS_INDEX 65535u
 
 /* One attribute of an XML start tag, as written (entities not expanded). */
 typedef struct shoal__xml_attr {
@@ -389,19 +390,22 @@ static int shoal__xml_os_index_too_big(const shoal__xml_attr_t *a)
  *  - a cpuset or nodeset without the complete_ one that hwloc always
  *    writes beside it: hwloc 2.9 dereferences the missing set in
  *    hwloc_topology_load and crashes (lstopo -i too);
- *  - an os_index above SHOAL__XML_MAX_OS_INDEX.
+ *  - an os_index above SHOAL__XML_MAX_OS_INDEX, or a PU or NUMA node
+ *    without one (hwloc always writes theirs);
+ *  - a type written with an entity (only the XML parser knows which).
  * Comments, CDATA sections and processing instructions are skipped. */
 static const char *shoal__xml_bad_object(const char *text, const char *end, char *why, size_t why_len)
 {
     static const struct {
         const char *open, *close;
     } skips[] = {{"<!--", "-->"}, {"<![CDATA[", "]]>"}, {"<?", "?>"}};
+    static const char *const set_names[4] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"};
     const char *p = text;
 
     while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         const char *obj = p, *q;
         shoal__xml_attr_t a;
-        int sets[4] = {0, 0, 0, 0}, skipped = 0;
+        int sets[4] = {0, 0, 0, 0}, skipped = 0, indexed = 0, has_index = 0;
 
         for (size_t i = 0; i < sizeof(skips) / sizeof(skips[0]); i++) {
             size_t n = strlen(skips[i].open);
@@ -418,13 +422,28 @@ static const char *shoal__xml_bad_object(const char *text, const char *end, char
         if ((size_t)(end - p) < 7 || memcmp(p, "object", 6) != 0 || !(shoal__xml_space(p[6]) || p[6] == '>' || p[6] == '/'))
             continue;
         for (p += 6; shoal__xml_next_attr(&p, end, &a);) {
-            static const char *const names[4] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"};
-            for (int i = 0; i < 4; i++) sets[i] |= shoal__xml_attr_is(&a, names[i]);
-            if (shoal__xml_attr_is(&a, "os_index") && shoal__xml_os_index_too_big(&a)) {
-                snprintf(why, why_len, "os_index \"%.*s\" is out of range (0 to %u; hwloc would build CPU and NUMA "
-                         "sets that large)", a.value_len > 24 ? 24 : (int)a.value_len, a.value, SHOAL__XML_MAX_OS_INDEX);
-                return obj;
+            for (int i = 0; i < 4; i++) sets[i] |= shoal__xml_attr_is(&a, set_names[i]);
+            if (shoal__xml_attr_is(&a, "type")) {
+                if (memchr(a.value, '&', a.value_len) != NULL) {
+                    snprintf(why, why_len, "its type is written with an entity");
+                    return obj;
+                }
+                indexed = (a.value_len == 2 && memcmp(a.value, "PU", 2) == 0) ||
+                          (a.value_len == 8 && memcmp(a.value, "NUMANode", 8) == 0);
+            } else if (shoal__xml_attr_is(&a, "os_index")) {
+                has_index = 1;
+                if (shoal__xml_os_index_too_big(&a)) {
+                    snprintf(why, why_len, "os_index \"%.*s\" is out of range (0 to %u; hwloc would build CPU and NUMA "
+                             "sets that large)", a.value_len > 24 ? 24 : (int)a.value_len, a.value,
+                             SHOAL__XML_MAX_OS_INDEX);
+                    return obj;
+                }
             }
+        }
+        if (indexed && !has_index) {
+            snprintf(why, why_len, "a PU or NUMANode without os_index (hwloc would number it 4294967295 and build CPU "
+                     "and NUMA sets that large)");
+            return obj;
         }
         if ((sets[0] && !sets[1]) || (sets[2] && !sets[3])) {
             snprintf(why, why_len, "it has a cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc "

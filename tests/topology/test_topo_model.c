@@ -447,11 +447,12 @@ static void test_prescan(void)
     static const struct {
         const char *to, *needle;
     } refused[] = {
-        {"type=\"PU\" os_index=\"2000000000\"", "os_index \"2000000000\" is out of range (0 to 1048576"},
+        {"type=\"PU\" os_index=\"2000000000\"", "os_index \"2000000000\" is out of range (0 to 65535"},
         {"type=\"PU\"\n\tos_index = '4294967295'", "os_index \"4294967295\" is out of range"},
         {"type=\"PU\" os_index=\"-1\"", "os_index \"-1\" is out of range"},
         {"type=\"PU\" os_index=\" 99999999999999999999999\"", "is out of range"},
         {"type=\"PU\" os_index=\"&#50;000000000\"", "os_index \"&#50;000000000\" is out of range"},
+        {"type=\"PU\" os_index=\"65536\"", "os_index \"65536\" is out of range"},
     };
     shoal_topo_t t;
 
@@ -459,6 +460,14 @@ static void test_prescan(void)
         expect_load_error(variant(pu1, refused[i].to), SHOAL_ERR_TOPOLOGY, refused[i].needle, "at byte");
         CHECK_CONTAINS(shoal_topo_last_error(), "hwloc would build CPU and NUMA sets that large");
     }
+    /* A PU or NUMA node without os_index (hwloc numbers it 2^32-1), and a
+     * type only the XML parser could read. */
+    expect_load_error(variant(pu1, "type=\"PU\""), SHOAL_ERR_TOPOLOGY, "a PU or NUMANode without os_index",
+                      "4294967295");
+    expect_load_error(variant("type=\"NUMANode\" os_index=\"1\"", "type=\"NUMANode\" os_indexx=\"1\""),
+                      SHOAL_ERR_TOPOLOGY, "a PU or NUMANode without os_index", NULL);
+    expect_load_error(variant(pu1, "type=\"P&#85;\" os_index=\"1\""), SHOAL_ERR_TOPOLOGY,
+                      "its type is written with an entity", NULL);
     /* The complete_cpuset after a tab, then removed. */
     expect_load_error(variant("cpuset=\"0x00000002\" complete_cpuset=\"0x00000002\"", "\tcpuset='0x00000002'"),
                       SHOAL_ERR_TOPOLOGY, "cpuset or nodeset without its complete_cpuset", "hwloc would crash");
@@ -469,7 +478,7 @@ static void test_prescan(void)
     /* The limit itself loads; so do refused forms inside a comment, CDATA
      * or a processing instruction, and attributes named like them. */
     t = NULL;
-    CHECK_EQ_INT(shoal_topo_load(variant(pu1, "type=\"PU\" os_index=\"1048576\""), &t), SHOAL_SUCCESS);
+    CHECK_EQ_INT(shoal_topo_load(variant(pu1, "type=\"PU\" os_index=\"65535\""), &t), SHOAL_SUCCESS);
     CHECK_EQ_INT(shoal_topo_n_cores(t), 32);
     shoal_topo_destroy(t);
     t = NULL;
