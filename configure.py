@@ -397,8 +397,8 @@ if nvcc:
     lib_srcs += sources('api/*.cu', 'runtime/*.cu', 'runtime/transport/*.cu', 'topology/*.cu')
 examples = sources('examples/*.c')
 bench = sources('bench/*.c', *(['bench/*.cu'] if nvcc else []))
-headers = [h for h in ('api/shoal.h', 'api/shoal_topo.h', 'api/shoal_cuda.h',
-                       'api/shoal_device.cuh') if os.path.isfile(h)]
+# Every public header; the CUDA ones include shoal_device_types.h.
+headers = sorted(glob.glob('api/*.h') + glob.glob('api/*.cuh'))
 header_text = open('api/shoal.h').read() if os.path.isfile('api/shoal.h') else ''
 version = [(re.search(r'#define SHOAL_VERSION_%s (\d+)' % part, header_text) or [0, '0'])[1]
            for part in ('MAJOR', 'MINOR', 'PATCH')]
@@ -553,14 +553,10 @@ for exe, source in sorted(set((t.exe, t.source) for t in tests)):
 n.build('tests', 'phony', test_outs)
 n.line()
 
-n.comment('test, install (the tool relinked with rpath to the installed library), run')
+n.comment('test, install (the tool finds the library through $ORIGIN/../lib, built or installed), run')
 n.build('test', 'script', implicit=['all'], variables=[('desc', 'CTEST'), ('script', nflags(
     ['ctest', '--test-dir', builddir, '--output-on-failure']))])
-install_deps = [lib_real, lib_a, built('shoal.pc'), built('install.sh')] + headers
-installed_tool = built('install', 'shoal-topo')
-if tool:
-    install_deps += program(installed_tool, [TOOL], objs=[obj(TOOL)],
-                            rpath='-Wl,-rpath,' + os.path.join(prefix, 'lib'))
+install_deps = [lib_real, lib_a, built('shoal.pc'), built('install.sh')] + headers + tool
 n.build('install', 'script', implicit=install_deps, variables=[
     ('desc', 'INSTALL ' + prefix), ('script', nflags(['sh', built('install.sh')]))])
 n.build('run', 'script', implicit=example_outs + tool + sources('examples/run.sh'), variables=[
@@ -626,7 +622,7 @@ install = ['#!/bin/sh', '# Written by configure.py: installs shoal under $DESTDI
            'ln -sf %s "$dest/lib/libshoal.so"' % soname,
            'install -m 644 %s "$dest/lib/"' % q(lib_a),
            'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal.pc')),
-           'install -m 755 %s "$dest/bin/"' % q(installed_tool) if tool else '',
+           'install -m 755 %s "$dest/bin/"' % q(tool[0]) if tool else '',
            'echo "shoal installed in $dest"']
 with open(built('install.sh'), 'w') as f:
     f.write('\n'.join(line for line in install if line) + '\n')

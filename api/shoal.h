@@ -71,9 +71,9 @@ enum {
 
 /* How much shoal checks on every call (SHOAL_CHECK). */
 enum {
-    SHOAL_CHECK_OFF = 0,   /* argument checks only */
-    SHOAL_CHECK_BASIC = 1, /* + symmetric allocation sizes (the default) */
-    SHOAL_CHECK_FULL = 2   /* + outstanding-put tracking on reads */
+    SHOAL_CHECK_OFF = 0,   /* arguments and heap bounds (collectives always agree on sizes) */
+    SHOAL_CHECK_BASIC = 1, /* + each access inside one live allocation (the default) */
+    SHOAL_CHECK_FULL = 2   /* + reads of data put without a quiet since; thread-level rules */
 };
 
 /* How a PE waits in a collective for its peers (SHOAL_WAIT). */
@@ -88,10 +88,10 @@ enum {
 typedef struct shoal_config {
     size_t heap_size;      /* bytes of symmetric heap per PE */
     int heap_kind;         /* SHOAL_HEAP_AUTO/HOST/GPU */
-    int cuda_device;       /* -1: the device current at init */
+    int cuda_device;       /* -1: the device current at init, else node rank modulo the device count */
     int node_size;         /* >0: consecutive blocks of this many ranks act as nodes */
     int check;             /* SHOAL_CHECK_* */
-    double timeout;        /* seconds a collective waits for peers; <= 0: forever */
+    double timeout;        /* seconds a collective waits for peers; 0: forever (negative: refused) */
     int wait;              /* SHOAL_WAIT_*: how a PE waits for its peers */
     char env_error[256];   /* set by shoal_config_init when a SHOAL_* value is invalid */
 } shoal_config_t;

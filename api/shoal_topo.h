@@ -99,6 +99,16 @@ SHOAL_EXPORT int shoal_path_parse(const char *name, shoal_path_t *path_p); /* in
 SHOAL_EXPORT const char *shoal_transport_name(shoal_transport_id_t tp);    /* "cuda_ipc", ... */
 SHOAL_EXPORT int shoal_transport_parse(const char *name, shoal_transport_id_t *tp_p);
 
+/* SHOAL_P2P_LEVEL and shoal-topo --p2p-level: the worst path cuda_ipc may
+ * use, one of NVL, PIX, PXB, PHB, NODE, SYS (any case). */
+SHOAL_EXPORT int shoal_topo_parse_p2p_level(const char *s, shoal_path_t *level_p);
+/* SHOAL_TRANSPORT_DISABLE and shoal-topo --disable: cuda_ipc, shm, staged,
+ * separated by commas or blanks ("" disables none), as a mask of bits
+ * (1u << shoal_transport_id_t). self and mpi_rma cannot be disabled.
+ * On error SHOAL_ERR_INVALID_ARG, and shoal_topo_last_error says why (no
+ * function name in front: callers put the variable or option there). */
+SHOAL_EXPORT int shoal_topo_parse_disable(const char *list, unsigned *mask_p);
+
 /* Where a PE sits, for the policy. */
 typedef struct shoal_topo_place {
     int pe;   /* rank in the instance */

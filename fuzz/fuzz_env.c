@@ -38,7 +38,7 @@ static void parsers(const char *s)
     long l = 12345;
     double d = 12345;
     unsigned mask = 0xdead;
-    char err[128];
+    shoal_path_t level = SHOAL_PATH_LOC;
     int rc;
 
     rc = shoal__parse_size(s, &sz);
@@ -47,14 +47,16 @@ static void parsers(const char *s)
     FUZZ_ASSERT(rc == SHOAL_SUCCESS || (rc == SHOAL_ERR_ENV && l == 12345));
     rc = shoal__parse_double(s, &d);
     FUZZ_ASSERT((rc == SHOAL_SUCCESS && isfinite(d)) || (rc == SHOAL_ERR_ENV && d == 12345));
-    err[0] = '\0';
-    rc = shoal__parse_transports(s, &mask, err, sizeof(err));
+    rc = shoal_topo_parse_disable(s, &mask);
     if (rc == SHOAL_SUCCESS) {
         FUZZ_ASSERT(mask < (1u << SHOAL_TRANSPORT_COUNT));
         FUZZ_ASSERT(!(mask & ((1u << SHOAL_TRANSPORT_SELF) | (1u << SHOAL_TRANSPORT_MPI_RMA))));
     } else {
-        FUZZ_ASSERT(rc == SHOAL_ERR_ENV && mask == 0xdead && err[0] != '\0' && memchr(err, '\0', sizeof(err)));
+        FUZZ_ASSERT(rc == SHOAL_ERR_INVALID_ARG && mask == 0xdead && shoal_topo_last_error()[0] != '\0');
     }
+    rc = shoal_topo_parse_p2p_level(s, &level);
+    FUZZ_ASSERT(rc == SHOAL_SUCCESS ? level >= SHOAL_PATH_NVL && level <= SHOAL_PATH_SYS
+                                    : rc == SHOAL_ERR_INVALID_ARG && level == SHOAL_PATH_LOC);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

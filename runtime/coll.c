@@ -568,6 +568,8 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
                             "an earlier collective failed midway, so PEs are out of step; only shoal_finalize "
                             "(local cleanup) is possible");
     gen = ++sh->gen;
+    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_COLL, "%s: collective %llu (%s)", call, (unsigned long long)gen,
+               shoal__coll_name(coll));
     me = &c->slot[sh->node_rank];
     atomic_store_explicit(&me->coll, (uint32_t)coll, memory_order_relaxed);
     atomic_store_explicit(&me->arg, arg, memory_order_relaxed);

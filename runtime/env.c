@@ -109,32 +109,6 @@ int shoal__parse_double(const char *s, double *value_p)
     return SHOAL_SUCCESS;
 }
 
-int shoal__parse_transports(const char *s, unsigned *mask_p, char *err, size_t err_len)
-{
-    char buf[256], *save = NULL, *tok;
-    unsigned mask = 0;
-
-    if (s != NULL && strlen(s) >= sizeof(buf)) {
-        snprintf(err, err_len, "the list is longer than %zu characters", sizeof(buf) - 1);
-        return SHOAL_ERR_ENV;
-    }
-    snprintf(buf, sizeof(buf), "%s", s ? s : "");
-    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-        shoal_transport_id_t id;
-        if (shoal_transport_parse(tok, &id) != SHOAL_SUCCESS) {
-            snprintf(err, err_len, "unknown transport '%s' (expected cuda_ipc, shm, staged or mpi_rma)", tok);
-            return SHOAL_ERR_ENV;
-        }
-        if (id == SHOAL_TRANSPORT_SELF || id == SHOAL_TRANSPORT_MPI_RMA) {
-            snprintf(err, err_len, "transport '%s' cannot be disabled: it is the last resort", tok);
-            return SHOAL_ERR_ENV;
-        }
-        mask |= 1u << id;
-    }
-    *mask_p = mask;
-    return SHOAL_SUCCESS;
-}
-
 /* Record the first invalid variable in cfg->env_error. */
 static void shoal__env_bad(shoal_config_t *cfg, const char *name, const char *value, const char *expect)
 {
@@ -223,15 +197,22 @@ void shoal_config_init(shoal_config_t *cfg)
     v = shoal__env_str("TOPO_FILE");
     if (v[0] != '\0' && access(v, R_OK) != 0) shoal__env_bad(cfg, "TOPO_FILE", v, "a readable hwloc XML file");
 
+    for (size_t i = 0; i < SHOAL__N_ENV; i++) {
+        v = shoal__env_str(shoal__env_vars[i].name);
+        if (v[0] != '\0' && strcmp(v, shoal__env_vars[i].def) != 0)
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "SHOAL_%s=%s (default %s)", shoal__env_vars[i].name, v,
+                       shoal__env_vars[i].def[0] ? shoal__env_vars[i].def : "unset");
+    }
+
     /* Parsed again at init; checked here so that one place reports every bad value. */
     {
         unsigned mask;
-        char err[128];
         shoal_path_t level;
         v = shoal__env_str("TRANSPORT_DISABLE");
-        if (shoal__parse_transports(v, &mask, err, sizeof(err)) != 0) shoal__env_bad(cfg, "TRANSPORT_DISABLE", v, err);
+        if (shoal_topo_parse_disable(v, &mask) != SHOAL_SUCCESS)
+            shoal__env_bad(cfg, "TRANSPORT_DISABLE", v, shoal_topo_last_error());
         v = shoal__env_str("P2P_LEVEL");
-        if (shoal_path_parse(v, &level) != 0 || level == SHOAL_PATH_LOC || level == SHOAL_PATH_NET)
+        if (shoal_topo_parse_p2p_level(v, &level) != SHOAL_SUCCESS)
             shoal__env_bad(cfg, "P2P_LEVEL", v, "NVL, PIX, PXB, PHB, NODE or SYS");
     }
 }

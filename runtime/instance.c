@@ -590,7 +590,6 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     shoal_path_t p2p_level = SHOAL_PATH_SYS;
     int rc, inter = 0;
     bool attr_set = false;
-    char err[160];
 
     shoal__log_init();
     if (cfg == NULL) {
@@ -650,10 +649,9 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     rc = SHOAL_SUCCESS;
     if (sh_p == NULL) rc = shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "sh_p is NULL");
     if (rc == SHOAL_SUCCESS) rc = shoal__init_check(sh, cfg);
-    if (rc == SHOAL_SUCCESS &&
-        shoal__parse_transports(shoal__env_str("TRANSPORT_DISABLE"), &disabled, err, sizeof(err)) != SHOAL_SUCCESS)
-        rc = shoal__error(sh, SHOAL_ERR_ENV, call, "SHOAL_TRANSPORT_DISABLE: %s", err);
-    if (rc == SHOAL_SUCCESS && shoal_path_parse(shoal__env_str("P2P_LEVEL"), &p2p_level) != SHOAL_SUCCESS)
+    if (rc == SHOAL_SUCCESS && shoal_topo_parse_disable(shoal__env_str("TRANSPORT_DISABLE"), &disabled) != SHOAL_SUCCESS)
+        rc = shoal__error(sh, SHOAL_ERR_ENV, call, "SHOAL_TRANSPORT_DISABLE: %s", shoal_topo_last_error());
+    if (rc == SHOAL_SUCCESS && shoal_topo_parse_p2p_level(shoal__env_str("P2P_LEVEL"), &p2p_level) != SHOAL_SUCCESS)
         rc = shoal__error(sh, SHOAL_ERR_ENV, call, "SHOAL_P2P_LEVEL=%s is not NVL, PIX, PXB, PHB, NODE or SYS",
                           shoal__env_str("P2P_LEVEL"));
     sh->disabled = disabled;

@@ -82,6 +82,8 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
                                 n, local, (void *)r, off, pe, pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
     }
     tp = sh->pe_tp[pe];
+    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %zu bytes %s heap offset %zu of PE %d over %s", call, n,
+               is_put ? "to" : "from", off, pe, tp->name);
     rc = is_put ? tp->put(sh, call, pe, off, src, n, nbi) : tp->get(sh, call, pe, dest, off, n, nbi);
     if (SHOAL__UNLIKELY(rc < 0)) return rc;
     /* Set after issuing: a quiet that finds the bit set flushes this operation. */

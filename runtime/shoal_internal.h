@@ -94,11 +94,11 @@ enum { SHOAL__ENV_SIZE, SHOAL__ENV_INT, SHOAL__ENV_DOUBLE, SHOAL__ENV_STR };
 
 /* Every environment variable shoal reads: X(NAME, TYPE, DEFAULT, DOC). */
 #define SHOAL_ENV_TABLE(X)                                                               \
-    X(HEAP_SIZE, SIZE, "256m", "bytes of symmetric heap per PE (suffixes k, m, g)")      \
+    X(HEAP_SIZE, SIZE, "256m", "bytes of symmetric heap per PE (suffixes k, m, g, t)")   \
     X(HEAP_KIND, STR, "auto", "where the heap lives: auto, host or gpu")                 \
-    X(CUDA_DEVICE, INT, "-1", "CUDA device of this PE; -1 takes the current device")     \
+    X(CUDA_DEVICE, INT, "-1", "CUDA device of this PE; -1: the current one, else node rank mod devices") \
     X(NODE_SIZE, INT, "0", "if > 0, consecutive blocks of N ranks act as separate nodes") \
-    X(CHECK, STR, "basic", "argument and symmetry checks: off, basic or full")           \
+    X(CHECK, STR, "basic", "checks: off (arguments), basic (+ allocation bounds), full")  \
     X(TIMEOUT, DOUBLE, "300", "seconds a collective waits for its peers; 0 waits forever") \
     X(WAIT, STR, "auto", "waits for peers: spin, sleep, or auto (sleep when PEs outnumber CPUs)") \
     X(TRANSPORT_DISABLE, STR, "", "transports never to use, e.g. cuda_ipc,shm")          \
@@ -114,7 +114,6 @@ SHOAL__HIDDEN int shoal__parse_double(const char *s, double *value_p);
 /* Value of SHOAL_<name> from the environment, else the table default. */
 SHOAL__HIDDEN const char *shoal__env_str(const char *name);
 /* Parse a comma list of transport names into a mask; error text in err. */
-SHOAL__HIDDEN int shoal__parse_transports(const char *s, unsigned *mask_p, char *err, size_t err_len);
 
 /* ---------------------------------------------------------------- allocator */
 

@@ -64,6 +64,42 @@ int shoal_transport_parse(const char *name, shoal_transport_id_t *tp_p)
                              name);
 }
 
+int shoal_topo_parse_p2p_level(const char *s, shoal_path_t *level_p)
+{
+    if (!s || !level_p) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "NULL argument");
+    for (int level = SHOAL_PATH_NVL; level <= SHOAL_PATH_SYS; level++)
+        if (strcasecmp(s, shoal__path_names[level]) == 0) {
+            *level_p = (shoal_path_t)level;
+            return SHOAL_SUCCESS;
+        }
+    return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "'%.64s' is not one of NVL, PIX, PXB, PHB, NODE, SYS", s);
+}
+
+int shoal_topo_parse_disable(const char *list, unsigned *mask_p)
+{
+    char buf[256], *save = NULL, *tok;
+    unsigned mask = 0;
+
+    if (!list || !mask_p) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "NULL argument");
+    if (strlen(list) >= sizeof(buf))
+        return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "the list is longer than %zu characters", sizeof(buf) - 1);
+    memcpy(buf, list, strlen(list) + 1);
+    for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        shoal_transport_id_t id;
+        if (shoal_transport_parse(tok, &id) != SHOAL_SUCCESS)
+            return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "unknown transport '%.32s' (expected cuda_ipc, shm or staged)",
+                                     tok);
+        if (id == SHOAL_TRANSPORT_SELF || id == SHOAL_TRANSPORT_MPI_RMA)
+            return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
+                                     "transport '%s' cannot be disabled: it is the last resort (only cuda_ipc, shm "
+                                     "and staged can)",
+                                     tok);
+        mask |= 1u << id;
+    }
+    *mask_p = mask;
+    return SHOAL_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- policy */
 
 /* The reason being built, appended to piece by piece; truncation is fine. */

@@ -78,7 +78,7 @@ static void tool_usage(FILE *out)
             "                     PEs may share a GPU\n"
             "  --p2p-level LEVEL  worst path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS\n"
             "                     (default: $SHOAL_P2P_LEVEL, else SYS)\n"
-            "  --disable LIST     transports never to use, e.g. cuda_ipc,shm\n"
+            "  --disable LIST     transports never to use: cuda_ipc, shm, staged\n"
             "                     (default: $SHOAL_TRANSPORT_DISABLE)\n"
             "  --probe            (MPI mode) measure every PE pair through shoal: put bandwidth\n"
             "                     at --probe-size bytes (default 64 MiB on GPU heaps, 4 MiB on\n"
@@ -103,23 +103,6 @@ static int tool_parse_int(const char *s, long lo, long hi, long *v_p)
     v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi) return -1;
     *v_p = v;
-    return 0;
-}
-
-static int tool_parse_disable(const char *list, unsigned *mask_p)
-{
-    char buf[256], *save = NULL, *tok;
-    unsigned mask = 0;
-
-    if (strlen(list) >= sizeof(buf)) return tool_fail("--disable: list too long");
-    strcpy(buf, list);
-    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-        shoal_transport_id_t tp;
-        if (shoal_transport_parse(tok, &tp) < 0)
-            return tool_fail("--disable: unknown transport '%s' (expected self, cuda_ipc, shm, staged, mpi_rma)", tok);
-        mask |= 1u << tp;
-    }
-    *mask_p = mask;
     return 0;
 }
 
@@ -179,10 +162,11 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
     memset(o, 0, sizeof(*o));
     o->pes = -1;
     o->policy.p2p_level = SHOAL_PATH_SYS;
-    if ((env = getenv("SHOAL_P2P_LEVEL")) && *env && shoal_path_parse(env, &o->policy.p2p_level) < 0)
-        return tool_fail("SHOAL_P2P_LEVEL=%s: expected NVL, PIX, PXB, PHB, NODE or SYS", env);
-    if ((env = getenv("SHOAL_TRANSPORT_DISABLE")) && *env && tool_parse_disable(env, &o->policy.disabled))
-        return 1;
+    /* The runtime's own parsers: what it refuses, the tool refuses. */
+    if ((env = getenv("SHOAL_P2P_LEVEL")) && *env && shoal_topo_parse_p2p_level(env, &o->policy.p2p_level) < 0)
+        return tool_fail("SHOAL_P2P_LEVEL: %s", shoal_topo_last_error());
+    if ((env = getenv("SHOAL_TRANSPORT_DISABLE")) && shoal_topo_parse_disable(env, &o->policy.disabled) < 0)
+        return tool_fail("SHOAL_TRANSPORT_DISABLE: %s", shoal_topo_last_error());
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -216,11 +200,12 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
             if (tool_parse_map(v, o)) return 1;
         } else if ((v = tool_optarg(argc, argv, &i, "--p2p-level"))) {
             has_model_policy = 1;
-            if (shoal_path_parse(v, &o->policy.p2p_level) < 0)
-                return tool_fail("--p2p-level: '%s' is not one of NVL, PIX, PXB, PHB, NODE, SYS", v);
+            if (shoal_topo_parse_p2p_level(v, &o->policy.p2p_level) < 0)
+                return tool_fail("--p2p-level: %s", shoal_topo_last_error());
         } else if ((v = tool_optarg(argc, argv, &i, "--disable"))) {
             has_model_policy = 1;
-            if (tool_parse_disable(v, &o->policy.disabled)) return 1;
+            if (shoal_topo_parse_disable(v, &o->policy.disabled) < 0)
+                return tool_fail("--disable: %s", shoal_topo_last_error());
         } else {
             return tool_fail("unknown option '%s' (try --help)", a);
         }

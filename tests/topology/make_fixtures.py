@@ -52,7 +52,6 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(SRCDIR, 'tests', 'fixtures', 'topology')
-H200_DEFAULT = os.path.join(os.path.dirname(SRCDIR), 'shared', 'data', 'h200x2-nv18.hwloc.xml')
 
 LINK_MBPS = 25000    # one NVLink, one direction, as hwloc's NVML backend writes it
 DIAGONAL = 1000000   # hwloc's NVML backend puts this on the diagonal
@@ -402,15 +401,16 @@ def write(name, text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--h200-source', default=H200_DEFAULT, help='the H200 machine XML (default %(default)s)')
+    ap.add_argument('--h200-source', metavar='PATH',
+                    help='the H200 machine as lstopo exported it (default: the recorded '
+                         'tests/fixtures/topology/h200x2-pcie.xml)')
     ap.add_argument('--check', action='store_true', help='load every good fixture with lstopo-no-graphics')
     args = ap.parse_args()
 
     committed = os.path.join(OUT, 'h200x2-pcie.xml')
-    source = args.h200_source
+    source = args.h200_source or committed
     if not os.path.isfile(source):
-        print('%s not found, using %s' % (source, os.path.relpath(committed, SRCDIR)))
-        source = committed
+        sys.exit('make_fixtures: %s not found' % source)
     raw, nv18 = h200(source)
     good = [committed if source == committed else write('h200x2-pcie.xml', raw),
             write('h200x2-nv18.xml', nv18),

@@ -681,7 +681,16 @@ static void test_errors(void)
     expect_fail(RUN("--input", fixture("h200x2-nv18.xml"), "--pes", "2", "--map", "0"), "--pes and --map disagree",
                 "--map places 1");
     expect_fail(RUN_ENV("SHOAL_P2P_LEVEL=fast", "--input", fixture("h200x2-nv18.xml")), "bad SHOAL_P2P_LEVEL",
-                "SHOAL_P2P_LEVEL=fast");
+                "SHOAL_P2P_LEVEL: 'fast' is not one of NVL, PIX, PXB, PHB, NODE, SYS");
+    /* What the runtime refuses, the tool refuses too. */
+    expect_fail(RUN_ENV("SHOAL_P2P_LEVEL=NET", "--input", fixture("h200x2-nv18.xml")), "SHOAL_P2P_LEVEL=NET",
+                "'NET' is not one of");
+    expect_fail(RUN("--input", fixture("h200x2-nv18.xml"), "--p2p-level", "LOC"), "--p2p-level LOC",
+                "--p2p-level: 'LOC' is not one of");
+    expect_fail(RUN_ENV("SHOAL_TRANSPORT_DISABLE=mpi_rma", "--input", fixture("h200x2-nv18.xml")),
+                "SHOAL_TRANSPORT_DISABLE=mpi_rma", "SHOAL_TRANSPORT_DISABLE: transport 'mpi_rma' cannot be disabled");
+    expect_fail(RUN("--input", fixture("h200x2-nv18.xml"), "--disable", "self"), "--disable self",
+                "--disable: transport 'self' cannot be disabled");
     expect_fail(RUN("--input", fixture("h200x2-nv18.xml"), "--export", "-"), "--export to stdout", "'-' would mix");
     expect_fail(RUN("--probe-size", "64"), "--probe-size alone", "--probe-size goes with --probe");
     /* Model options mean nothing to the live instance of MPI mode. */

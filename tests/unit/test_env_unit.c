@@ -20,7 +20,6 @@ int main(void)
     long l = 0;
     double d = 0;
     unsigned mask = 0;
-    char err[128];
     shoal_config_t cfg;
 
     EXPECT(shoal__parse_size("4096", &sz) == 0 && sz == 4096);
@@ -37,11 +36,25 @@ int main(void)
     EXPECT(shoal__parse_int("3x", &l) == SHOAL_ERR_ENV);
     EXPECT(shoal__parse_double("2.5", &d) == 0 && d == 2.5);
     EXPECT(shoal__parse_double("nan", &d) == SHOAL_ERR_ENV);
-    EXPECT(shoal__parse_transports("cuda_ipc,shm", &mask, err, sizeof(err)) == 0 &&
+    EXPECT(shoal_topo_parse_disable("cuda_ipc,shm", &mask) == 0 &&
            mask == ((1u << SHOAL_TRANSPORT_CUDA_IPC) | (1u << SHOAL_TRANSPORT_SHM)));
-    EXPECT(shoal__parse_transports("", &mask, err, sizeof(err)) == 0 && mask == 0);
-    EXPECT(shoal__parse_transports("nvlink", &mask, err, sizeof(err)) == SHOAL_ERR_ENV && strstr(err, "nvlink"));
-    EXPECT(shoal__parse_transports("mpi_rma", &mask, err, sizeof(err)) == SHOAL_ERR_ENV);
+    EXPECT(shoal_topo_parse_disable(" staged\tSHM ", &mask) == 0 &&
+           mask == ((1u << SHOAL_TRANSPORT_STAGED) | (1u << SHOAL_TRANSPORT_SHM)));
+    EXPECT(shoal_topo_parse_disable("", &mask) == 0 && mask == 0);
+    mask = 7;
+    EXPECT(shoal_topo_parse_disable("nvlink", &mask) == SHOAL_ERR_INVALID_ARG && mask == 7 &&
+           strcmp(shoal_topo_last_error(), "unknown transport 'nvlink' (expected cuda_ipc, shm or staged)") == 0);
+    EXPECT(shoal_topo_parse_disable("shm,mpi_rma", &mask) == SHOAL_ERR_INVALID_ARG &&
+           strstr(shoal_topo_last_error(), "'mpi_rma' cannot be disabled") != NULL);
+    EXPECT(shoal_topo_parse_disable("self", &mask) == SHOAL_ERR_INVALID_ARG);
+    {
+        shoal_path_t level = SHOAL_PATH_LOC;
+        EXPECT(shoal_topo_parse_p2p_level("pxb", &level) == 0 && level == SHOAL_PATH_PXB);
+        EXPECT(shoal_topo_parse_p2p_level("SYS", &level) == 0 && level == SHOAL_PATH_SYS);
+        EXPECT(shoal_topo_parse_p2p_level("LOC", &level) == SHOAL_ERR_INVALID_ARG && level == SHOAL_PATH_SYS);
+        EXPECT(shoal_topo_parse_p2p_level("NET", &level) == SHOAL_ERR_INVALID_ARG &&
+               strstr(shoal_topo_last_error(), "'NET' is not one of NVL, PIX, PXB, PHB, NODE, SYS") != NULL);
+    }
 
     /* Defaults, then the environment; a bad value is named in env_error. */
     unsetenv("SHOAL_HEAP_SIZE");

@@ -1,0 +1,147 @@
+/*
+ * What `ninja install` lays down is usable on its own: build/install.sh
+ * runs with DESTDIR set to a fresh folder, then
+ *  - the headers, libraries, pkg-config file and tool are there;
+ *  - every header an installed header includes with "..." is installed
+ *    beside it (a user's #include <shoal_cuda.h> compiles);
+ *  - shoal.pc names the installed include and lib folders;
+ *  - the installed shoal-topo runs from its own folder (rpath
+ *    $ORIGIN/../lib) and classifies a fixture machine.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/check.h"
+
+static char root[4096], prefix[4096];
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *text;
+    long n;
+
+    CHECK_MSG(f != NULL, "cannot open %s", path);
+    CHECK(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0);
+    text = malloc((size_t)n + 1);
+    CHECK(text != NULL && fread(text, 1, (size_t)n, f) == (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static char *run(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    static char out[1 << 16];
+    size_t n;
+    int status;
+
+    CHECK_MSG(p != NULL, "popen(%s) failed", cmd);
+    n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    status = pclose(p);
+    CHECK_MSG(status == 0, "'%s' exited with status %d:\n%s", cmd, status, out);
+    return out;
+}
+
+static void expect_file(const char *rel)
+{
+    char path[8192];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", prefix, rel);
+    CHECK_MSG(lstat(path, &st) == 0, "%s was not installed", path);
+}
+
+/* Every #include "x" of every installed header is installed too. */
+static int check_header_closure(void)
+{
+    char dir[8192];
+    DIR *d;
+    struct dirent *e;
+    int headers = 0;
+
+    snprintf(dir, sizeof(dir), "%s/include", prefix);
+    d = opendir(dir);
+    CHECK_MSG(d != NULL, "no %s", dir);
+    while ((e = readdir(d)) != NULL) {
+        char path[8192 + 256], *text, *p;
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        text = slurp(path);
+        headers++;
+        for (p = text; (p = strstr(p, "#include \"")) != NULL;) {
+            char name[256], inc[8192 + 256];
+            const char *q = p + strlen("#include \""), *end = strchr(q, '"');
+            struct stat st;
+            CHECK(end != NULL && (size_t)(end - q) < sizeof(name));
+            memcpy(name, q, (size_t)(end - q));
+            name[end - q] = '\0';
+            snprintf(inc, sizeof(inc), "%s/%s", dir, name);
+            CHECK_MSG(stat(inc, &st) == 0, "installed %s includes \"%s\", which is not installed", e->d_name, name);
+            p = (char *)end;
+        }
+        free(text);
+    }
+    closedir(d);
+    return headers;
+}
+
+int main(void)
+{
+    const char *build = getenv("SHOAL_TEST_BUILDDIR"), *src = getenv("SHOAL_TEST_SRCDIR");
+    char cmd[16384], path[8192], *out, *pc;
+    int headers;
+
+    CHECK_MSG(build && *build && src && *src, "SHOAL_TEST_BUILDDIR and SHOAL_TEST_SRCDIR must be set (ctest sets them)");
+    snprintf(root, sizeof(root), "/tmp/shoal-install-XXXXXX");
+    CHECK(mkdtemp(root) != NULL);
+
+    snprintf(cmd, sizeof(cmd), "DESTDIR=%s sh %s/install.sh 2>&1", root, build);
+    out = run(cmd);
+    CHECK_CONTAINS(out, "shoal installed in ");
+    CHECK_CONTAINS(out, root);
+    /* The prefix inside DESTDIR: where shoal.h landed, minus /include. */
+    snprintf(cmd, sizeof(cmd), "find %s -name shoal.h -path '*/include/*'", root);
+    out = run(cmd);
+    CHECK_MSG(strlen(out) > strlen("/include/shoal.h\n"), "shoal.h not installed under %s", root);
+    out[strcspn(out, "\n")] = '\0';
+    snprintf(prefix, sizeof(prefix), "%.*s", (int)(strlen(out) - strlen("/include/shoal.h")), out);
+
+    expect_file("include/shoal.h");
+    expect_file("include/shoal_topo.h");
+    expect_file("lib/libshoal.a");
+    expect_file("lib/libshoal.so");
+    expect_file("lib/pkgconfig/shoal.pc");
+    expect_file("bin/shoal-topo");
+    headers = check_header_closure();
+    CHECK(headers >= 2);
+
+    snprintf(path, sizeof(path), "%s/lib/pkgconfig/shoal.pc", prefix);
+    pc = slurp(path);
+    CHECK_CONTAINS(pc, "Cflags: -I${includedir}");
+    CHECK_CONTAINS(pc, "Libs: -L${libdir} -lshoal");
+    /* prefix= is the configured one, which DESTDIR only prepends to. */
+    snprintf(path, sizeof(path), "prefix=%s\n", prefix + strlen(root));
+    CHECK_CONTAINS(pc, path);
+    free(pc);
+
+    snprintf(cmd, sizeof(cmd), "%s/bin/shoal-topo --input %s/tests/fixtures/topology/h200x2-nv18.xml --json 2>&1", prefix,
+             src);
+    out = run(cmd);
+    CHECK_CONTAINS(out, "\"pairs\"");
+    CHECK_CONTAINS(out, "\"path\": \"NVL\"");
+    /* The installed tool uses the installed library. */
+    snprintf(cmd, sizeof(cmd), "ldd %s/bin/shoal-topo 2>&1 | grep libshoal", prefix);
+    out = run(cmd);
+    CHECK_CONTAINS(out, prefix);
+
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+    CHECK(system(cmd) == 0);
+    check_note("installed %d headers, the libraries, shoal.pc and a working shoal-topo", headers);
+    return 0;
+}
