@@ -99,13 +99,61 @@ static void shoal__waitq_wake(shoal_t sh, shoal__waitq_t *q)
     (void)syscall(SYS_futex, (uint32_t *)&q->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+/* A node leader that gives up on a collective says so to the other
+ * leaders, in a note on the leaders' communicator: a leader arriving later
+ * would complete the agreement this one abandoned (MPI matches its
+ * allreduce with the request left behind) and pass a collective that
+ * nobody else is in. Leaders look for the note while they wait and once
+ * the agreement is done. */
+#define SHOAL__TAG_GAVE_UP 0x5f0
+
+static void shoal__announce_give_up(shoal_t sh)
+{
+    shoal__side_t *sd = shoal__side(sh);
+    int me, n;
+
+    if (sh->n_nodes < 2 || sh->leader_comm == MPI_COMM_NULL || sd == NULL || sd->gave_up_note != NULL) return;
+    if (MPI_Comm_rank(sh->leader_comm, &me) != MPI_SUCCESS || MPI_Comm_size(sh->leader_comm, &n) != MPI_SUCCESS) return;
+    sd->gave_up_note = malloc(sizeof(uint64_t));
+    sd->gave_up_req = malloc((size_t)n * sizeof(MPI_Request));
+    if (sd->gave_up_note == NULL || sd->gave_up_req == NULL) {
+        free(sd->gave_up_note);
+        free(sd->gave_up_req);
+        sd->gave_up_note = NULL;
+        sd->gave_up_req = NULL;
+        return;
+    }
+    *sd->gave_up_note = sh->gen;
+    for (int k = 0; k < n; k++) {
+        sd->gave_up_req[k] = MPI_REQUEST_NULL;
+        if (k != me &&
+            MPI_Isend(sd->gave_up_note, 1, MPI_UINT64_T, k, SHOAL__TAG_GAVE_UP, sh->leader_comm, &sd->gave_up_req[k]) !=
+                MPI_SUCCESS)
+            sd->gave_up_req[k] = MPI_REQUEST_NULL;
+    }
+}
+
+/* Has another node leader given up (its note is here)? */
+static bool shoal__leader_gave_up(shoal_t sh)
+{
+    MPI_Status st;
+    uint64_t gen;
+    int flag = 0;
+
+    if (MPI_Iprobe(MPI_ANY_SOURCE, SHOAL__TAG_GAVE_UP, sh->leader_comm, &flag, &st) != MPI_SUCCESS || !flag)
+        return false;
+    MPI_Recv(&gen, 1, MPI_UINT64_T, st.MPI_SOURCE, SHOAL__TAG_GAVE_UP, sh->leader_comm, MPI_STATUS_IGNORE);
+    return true;
+}
+
 /* Say in my slot that I gave up on the current collective, and wake the PEs
- * of my node that wait for me. */
+ * of my node that wait for me; a node leader tells the other leaders. */
 static void shoal__give_up(shoal_t sh)
 {
     atomic_fetch_or_explicit(&sh->ctrl->slot[sh->node_rank].arrived, SHOAL__GAVE_UP, memory_order_release);
     shoal__waitq_wake(sh, &sh->ctrl->leader_q);
     shoal__waitq_wake(sh, &sh->ctrl->release_q);
+    if (sh->node_rank == 0) shoal__announce_give_up(sh);
 }
 
 /* What a rendezvous waits for in the control block. */
@@ -376,6 +424,9 @@ enum {
     SHOAL__TO_LEADER, /* its node leader waited, then released the node with the failure */
     SHOAL__TO_LATE    /* a PE it needs had given up already (maybe waiting for it) */
 };
+/* A node leader releases its node with this verdict when other nodes'
+ * leaders gave up before it got through: its PEs are late, not timed out. */
+#define SHOAL__VERDICT_LATE (-1000)
 
 /* Give up on the collective at gen: say so in my slot (late PEs then fail
  * too) and explain who is missing. The instance is broken from here. */
@@ -522,9 +573,14 @@ static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t ar
     shoal__side_t *sd = shoal__side(sh);
     uint64_t local[10], *in = sd && sd->coll_buf ? sd->coll_buf : local, *out = in + 5;
     MPI_Request req;
-    unsigned spins = 0;
+    unsigned spins = 0, polls = 0;
     int rc = SHOAL_SUCCESS, done = 0;
 
+    /* Another leader gave up before I came: I am late. */
+    if (shoal__leader_gave_up(sh)) {
+        *verdict_p = SHOAL__VERDICT_LATE;
+        return shoal__timeout_error(sh, call, coll, sh->gen, SHOAL__TO_LATE);
+    }
     in[0] = *verdict_p ? 0 : 1;
     in[1] = (uint64_t)coll;
     in[2] = ~(uint64_t)coll;
@@ -532,14 +588,24 @@ static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t ar
     in[4] = ~arg;
     SHOAL__MPI_CHECK(sh, call, MPI_Iallreduce(in, out, 5, MPI_UINT64_T, MPI_MIN, sh->leader_comm, &req));
     for (;;) {
+        bool gave_up;
         SHOAL__MPI_CHECK(sh, call, MPI_Test(&req, &done, MPI_STATUS_IGNORE));
         if (done) break;
-        if (shoal__expired(dl)) {
+        /* Another leader gave up while I waited (its wait began earlier):
+         * waiting longer is pointless. */
+        gave_up = (++polls & 63) == 0 && shoal__leader_gave_up(sh);
+        if (gave_up || shoal__expired(dl)) {
             /* The request cannot be cancelled: it keeps the buffers. */
             if (in != local) sd->coll_buf = NULL;
+            *verdict_p = SHOAL_ERR_TIMEOUT;
             return shoal__timeout_error(sh, call, coll, sh->gen, SHOAL__TO_WAITED);
         }
         shoal__mpi_wait(sh, &spins);
+    }
+    /* Done, but maybe against a request some leader abandoned. */
+    if (shoal__leader_gave_up(sh)) {
+        *verdict_p = SHOAL__VERDICT_LATE;
+        return shoal__timeout_error(sh, call, coll, sh->gen, SHOAL__TO_LATE);
     }
     if (out[0] == 0 || out[1] != ~out[2] || out[3] != ~out[4]) *verdict_p = SHOAL_ERR_NOT_SYMMETRIC;
 out:
@@ -597,8 +663,9 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
             rc = shoal__inter_node(sh, call, coll, arg, &verdict, &dl);
             if (rc != SHOAL_SUCCESS) {
                 sh->broken = true;
-                /* Release the node with the failure so nobody waits forever. */
-                shoal__release(sh, gen, rc);
+                /* Release the node with the failure so nobody waits forever
+                 * (SHOAL__VERDICT_LATE: other nodes gave up before us). */
+                shoal__release(sh, gen, verdict == SHOAL__VERDICT_LATE ? verdict : rc);
                 return rc;
             }
         }
@@ -612,15 +679,21 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
         dl.timeout += dl.timeout < 4 ? dl.timeout / 4 : 1;
         shoal__waitq_wake(sh, &c->leader_q);
         while (atomic_load_explicit(&c->release, memory_order_acquire) < gen) {
+            uint64_t lead;
             if (shoal__expired(&dl)) return shoal__timeout_error(sh, call, coll, gen, SHOAL__TO_WAITED);
-            if (atomic_load_explicit(&c->slot[0].arrived, memory_order_relaxed) & SHOAL__GAVE_UP)
-                return shoal__timeout_error(sh, call, coll, gen, waited ? SHOAL__TO_LEADER : SHOAL__TO_LATE);
-            shoal__node_wait(sh, &spins, &c->release_q, &wf);
+            lead = atomic_load_explicit(&c->slot[0].arrived, memory_order_relaxed);
+            /* Gave up on an earlier collective: it will not release this
+             * one. On this one: its release, with the verdict, follows. */
+            if ((lead & SHOAL__GAVE_UP) && (lead & ~SHOAL__GAVE_UP) < gen)
+                return shoal__timeout_error(sh, call, coll, gen, SHOAL__TO_LATE);
+            if (lead & SHOAL__GAVE_UP) shoal__wait_pause(&spins);
+            else shoal__node_wait(sh, &spins, &c->release_q, &wf);
             waited = true;
         }
         verdict = atomic_load_explicit(&c->verdict, memory_order_relaxed);
-        if (verdict == SHOAL_ERR_TIMEOUT)
-            return shoal__timeout_error(sh, call, coll, gen, waited ? SHOAL__TO_LEADER : SHOAL__TO_LATE);
+        if (verdict == SHOAL_ERR_TIMEOUT || verdict == SHOAL__VERDICT_LATE)
+            return shoal__timeout_error(sh, call, coll, gen,
+                                        waited && verdict == SHOAL_ERR_TIMEOUT ? SHOAL__TO_LEADER : SHOAL__TO_LATE);
     }
     if (verdict == SHOAL_ERR_NOT_SYMMETRIC) return shoal__mismatch_error(sh, call, coll, arg);
     if (verdict != SHOAL_SUCCESS) {

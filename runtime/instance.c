@@ -171,6 +171,8 @@ int shoal__side_create(shoal_t sh)
 
     if (sd == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     sd->diag_win = MPI_WIN_NULL;
+    sd->gave_up_note = NULL;
+    sd->gave_up_req = NULL;
     sd->n_puts = 0;
     sd->puts_dropped = 0;
     sd->puts_overflow = false;
@@ -209,6 +211,24 @@ void shoal__side_destroy(shoal_t sh)
         MPI_Win_free(&sd->diag_win);
     }
     sd->diag_win = MPI_WIN_NULL; /* broken: left to MPI, peers are out of step */
+    if (sd->gave_up_req != NULL) {
+        /* The notes to the other leaders: the buffer stays MPI's until
+         * every send completed. */
+        int n = 0, pending = 0;
+        if (sh->leader_comm != MPI_COMM_NULL) MPI_Comm_size(sh->leader_comm, &n);
+        for (int k = 0; k < n; k++) {
+            int done = 0;
+            if (sd->gave_up_req[k] == MPI_REQUEST_NULL) continue;
+            if (MPI_Test(&sd->gave_up_req[k], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done) {
+                if (sd->gave_up_req[k] != MPI_REQUEST_NULL) MPI_Request_free(&sd->gave_up_req[k]);
+                pending++;
+            }
+        }
+        if (pending == 0) free(sd->gave_up_note);
+        free(sd->gave_up_req);
+        sd->gave_up_note = NULL;
+        sd->gave_up_req = NULL;
+    }
     free(sd->pe_pid);
     /* A broken instance may have left an allreduce on these: MPI keeps them. */
     if (!sh->broken) free(sd->coll_buf);
@@ -835,6 +855,25 @@ int shoal__finalize(shoal_t sh)
     if (sh->broken && shoal__finalize_agree(sh)) {
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "every PE finalizes the broken instance: collective cleanup");
         sh->broken = false;
+    }
+    if (sh->broken && rc == SHOAL_SUCCESS && sh->comm != MPI_COMM_NULL) {
+        /* Not an error of this call, but the caller must know: MPI objects
+         * stay behind, and MPI_Finalize may wait for them. */
+        char why[160];
+        size_t n = 0;
+        int gone = 0;
+        for (int pe = 0; pe < sh->n_pes && n < sizeof(why) - 16; pe++)
+            if (shoal__pe_gone(sh, pe))
+                n += (size_t)snprintf(why + n, sizeof(why) - n, "%sPE %d", gone++ ? ", " : "", pe);
+        if (gone)
+            snprintf(why + n, sizeof(why) - n, "%s exited or was killed", gone > 1 ? " each" : "");
+        else
+            snprintf(why, sizeof(why), "not every PE came to shoal_finalize within %g s",
+                     sh->cfg.timeout > 0 ? sh->cfg.timeout : 30);
+        rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                          "the instance was broken by an earlier failure, and %s: only this PE's memory was freed; "
+                          "its MPI windows and communicators stay, and MPI_Finalize may not return",
+                          why);
     }
     if (sh->gpu != NULL) shoal__heap_gpu_destroy(sh);
     shoal__heap_host_destroy(sh);

@@ -47,6 +47,8 @@ typedef struct shoal__side {
     MPI_Win diag_win;          /* node control blocks, readable by every PE (several nodes) */
     uint64_t *coll_buf;        /* buffers of the leaders' non-blocking allreduce (16 words);
                                   left to MPI (leaked) when a timeout abandons the request */
+    uint64_t *gave_up_note;    /* a node leader that gave up: the generation, sent to the */
+    MPI_Request *gave_up_req;  /* other leaders (one request each; n_nodes) */
 
     /* SHOAL_CHECK=full */
     pthread_mutex_t lock;       /* guards puts */

@@ -112,8 +112,22 @@ int main(int argc, char **argv)
     signal(SIGUSR1, SIG_IGN);
     survivors_meet(dead, npes);
 
+    /* The dead PE cannot take part: only local memory goes, and finalize
+     * says so (the MPI objects stay). */
     t0 = MPI_Wtime();
-    CHECK_OK(shoal_finalize(sh), NULL);
+    CHECK_STATUS(shoal_finalize(sh), SHOAL_ERR_TIMEOUT, NULL);
+    CHECK_CONTAINS(shoal_last_error(NULL), "shoal_finalize");
+    CHECK_CONTAINS(shoal_last_error(NULL), "only this PE's memory was freed");
+    /* It names the dead PE (and survivors that already left). */
+    {
+        const char *msg = shoal_last_error(NULL), *from = strstr(msg, "failure, and PE "),
+                   *to = from ? strstr(from, " exited or was killed") : NULL;
+        int named = 0;
+        CHECK_MSG(from && to, "no gone PEs in '%s'", msg);
+        for (const char *p = from; p && p < to; p = strstr(p + 1, "PE "))
+            named |= atoi(p + 3) == dead && p[3] != '\0';
+        CHECK_MSG(named, "PE %d not named in '%s'", dead, msg);
+    }
     CHECK_MSG(MPI_Wtime() - t0 < 1, "finalize of the broken instance took %.1f s", MPI_Wtime() - t0);
     CHECK_STATUS(shoal_quiet(sh), SHOAL_ERR_INVALID_INSTANCE, NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "instance was finalized");

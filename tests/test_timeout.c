@@ -15,6 +15,13 @@
  *    last PE in none: a timeout on every PE that is in a collective, naming
  *    the last PE; where the message comes from PE 1's node, PE 1's call too.
  *
+ * 4. (several nodes) Every PE of the last node late: the others time out;
+ *    the late node then fails its barrier too, though its leader completes
+ *    the agreement the others abandoned (they left it a note), and every
+ *    PE finalizes cleanly. Then the same with the late node skipping the
+ *    barrier for shoal_finalize: it fails ("other PEs gave up"), and
+ *    finalize still frees everything (MPI_Finalize returns).
+ *
  * On simulated nodes (SHOAL_NODE_SIZE) the PEs of a node whose PEs all
  * arrived read the other nodes' control blocks, so they name the PE too.
  */
@@ -139,6 +146,38 @@ static void test_mixed(void)
     check_finalized(sh);
 }
 
+static void test_late_node(int skip_to_finalize)
+{
+    shoal_t sh = make_instance();
+    int last = shoal_pe_node(sh, npes - 1), late = shoal_pe_node(sh, me) == last;
+    double t0;
+
+    if (last < 1) { /* one node */
+        check_finalized(sh);
+        return;
+    }
+    if (!late) {
+        CHECK_STATUS(shoal_barrier_all(sh), SHOAL_ERR_TIMEOUT, sh);
+        CHECK_CONTAINS(shoal_last_error(sh), "timed out after 2 s");
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* the last node comes late */
+    if (late && !skip_to_finalize) {
+        t0 = MPI_Wtime();
+        CHECK_STATUS(shoal_barrier_all(sh), SHOAL_ERR_TIMEOUT, sh);
+        if (me == npes - 1) check_note("late node: %s", shoal_last_error(sh));
+        CHECK_CONTAINS(shoal_last_error(sh), "cannot complete shoal_barrier_all: other PEs gave up");
+        CHECK_CONTAINS(shoal_last_error(sh), "gave up waiting");
+        CHECK_MSG(MPI_Wtime() - t0 < 1.9, "the late node took %.1f s to fail", MPI_Wtime() - t0);
+    }
+    if (late && skip_to_finalize) {
+        CHECK_STATUS(shoal_finalize(sh), SHOAL_ERR_TIMEOUT, sh);
+        CHECK_CONTAINS(shoal_last_error(sh), "cannot complete shoal_finalize: other PEs gave up");
+        CHECK_STATUS(shoal_quiet(sh), SHOAL_ERR_INVALID_INSTANCE, NULL);
+        return;
+    }
+    check_finalized(sh);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -150,6 +189,8 @@ int main(int argc, char **argv)
         test_other_collective();
     if (npes > 2)
         test_mixed();
+    test_late_node(0);
+    test_late_node(1);
     if (me == 0)
         check_note("timeouts and mismatches passed on %d PEs", npes);
     MPI_Finalize();
