@@ -112,7 +112,9 @@ SHOAL_EXPORT int shoal_comm(shoal_t sh, MPI_Comm *comm_p);
 SHOAL_EXPORT int shoal_heap_kind(shoal_t sh);
 
 /* Collective symmetric allocation: same size on every PE, in the same order.
- * NULL on error (shoal_last_error says why); size 0 gives NULL and no error. */
+ * NULL on error (shoal_last_error says why); size 0 gives NULL and no error.
+ * shoal_free is collective too, shoal_free(NULL) included (it frees nothing,
+ * but a PE that frees something else meanwhile gets the mismatch). */
 SHOAL_EXPORT void *shoal_malloc(shoal_t sh, size_t size);
 SHOAL_EXPORT void *shoal_calloc(shoal_t sh, size_t count, size_t size);
 SHOAL_EXPORT void *shoal_align(shoal_t sh, size_t alignment, size_t size);

@@ -75,7 +75,7 @@ void *shoal_calloc(shoal_t sh, size_t count, size_t size)
     SHOAL__ENTER_NULL(sh, "shoal_calloc");
     if (size != 0 && count > SIZE_MAX / size) {
         /* Still collective: a PE whose peers asked for a real size learns of the mismatch. */
-        if (shoal__rendezvous(sh, "shoal_calloc", SHOAL__COLL_CALLOC, UINT64_MAX) == SHOAL_SUCCESS)
+        if (shoal__rendezvous(sh, "shoal_calloc", SHOAL__COLL_CALLOC_BAD, 0) == SHOAL_SUCCESS)
             shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_calloc", "count %zu times size %zu overflows", count, size);
         return NULL;
     }
@@ -141,7 +141,15 @@ void *shoal_ptr(shoal_t sh, const void *dest, int pe)
             return NULL;
         }
     }
-    if (sh->peer_base[pe] == NULL) return NULL; /* not load/store reachable: no error */
+    /* Only where the pair's transport is itself load/store (self, shm,
+     * cuda_ipc): not where SHOAL_TRANSPORT_DISABLE chose another. Else NULL,
+     * and no error. */
+    {
+        shoal_transport_id_t id = sh->pe_tp[pe]->id;
+        if (sh->peer_base[pe] == NULL ||
+            (id != SHOAL_TRANSPORT_SELF && id != SHOAL_TRANSPORT_SHM && id != SHOAL_TRANSPORT_CUDA_IPC))
+            return NULL;
+    }
     return sh->peer_base[pe] + ((const char *)dest - sh->heap_base);
 }
 

@@ -52,6 +52,8 @@ void shoal__alloc_fini(shoal__alloc_t *a)
 int shoal__alloc_get(shoal__alloc_t *a, size_t size, size_t align, size_t *off_p)
 {
     if (align < a->min_align) align = a->min_align;
+    size_t asked = size;
+
     if (size == 0 || (align & (align - 1)) != 0) return SHOAL_ERR_INVALID_ARG;
     /* Round sizes up so every block starts min_align-aligned. */
     if (size > SIZE_MAX - a->min_align) return SHOAL_ERR_HEAP_EXHAUSTED;
@@ -74,6 +76,7 @@ int shoal__alloc_get(shoal__alloc_t *a, size_t size, size_t align, size_t *off_p
         }
         b->used = true;
         b->user = user;
+        b->asked = asked;
         a->used += b->size;
         *off_p = user;
         return SHOAL_SUCCESS;
@@ -123,9 +126,9 @@ int shoal__alloc_find(const shoal__alloc_t *a, size_t off, size_t *user_p, size_
     const shoal__block_t *b;
     if (i < 0) return SHOAL_ERR_OUT_OF_BOUNDS;
     b = &a->blocks[i];
-    if (!b->used || off < b->user) return SHOAL_ERR_OUT_OF_BOUNDS;
+    if (!b->used || off < b->user || off - b->user >= b->asked) return SHOAL_ERR_OUT_OF_BOUNDS;
     *user_p = b->user;
-    *size_p = b->off + b->size - b->user;
+    *size_p = b->asked;
     return SHOAL_SUCCESS;
 }
 

@@ -30,7 +30,7 @@ static const char *const shoal__coll_names[] = {
 
 const char *shoal__coll_name(int coll)
 {
-    if (coll == SHOAL__COLL_CALLOC) return "shoal_calloc";
+    if (coll == SHOAL__COLL_CALLOC || coll == SHOAL__COLL_CALLOC_BAD) return "shoal_calloc";
     if (coll >= SHOAL__COLL_ALIGN_BASE && coll <= SHOAL__COLL_ALIGN_BAD) return "shoal_align";
     if (coll < 0 || coll >= SHOAL__COLL_COUNT) return "an unknown call";
     return shoal__coll_names[coll];
@@ -486,7 +486,7 @@ static void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
     unsigned long long a = (unsigned long long)arg;
     if (coll == SHOAL__COLL_MALLOC)
         snprintf(buf, len, "shoal_malloc(%llu bytes)", a);
-    else if (coll == SHOAL__COLL_CALLOC && arg == UINT64_MAX)
+    else if (coll == SHOAL__COLL_CALLOC_BAD)
         snprintf(buf, len, "shoal_calloc(count * size overflows)");
     else if (coll == SHOAL__COLL_CALLOC)
         snprintf(buf, len, "shoal_calloc(%llu bytes)", a);
@@ -494,6 +494,8 @@ static void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
         snprintf(buf, len, "shoal_align(an invalid alignment, %llu bytes)", a);
     else if (coll >= SHOAL__COLL_ALIGN_BASE && coll < SHOAL__COLL_ALIGN_BAD)
         snprintf(buf, len, "shoal_align(%llu, %llu bytes)", 1ull << (coll - SHOAL__COLL_ALIGN_BASE), a);
+    else if (coll == SHOAL__COLL_FREE && arg == SHOAL__FREE_NULL)
+        snprintf(buf, len, "shoal_free(NULL)");
     else if (coll == SHOAL__COLL_FREE && arg == (uint64_t)SIZE_MAX)
         snprintf(buf, len, "shoal_free(a pointer not from shoal_malloc)");
     else if (coll == SHOAL__COLL_FREE)

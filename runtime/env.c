@@ -1,5 +1,6 @@
 /* The environment table: parsing, defaults, shoal_config_init, print-all. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +105,9 @@ int shoal__parse_double(const char *s, double *value_p)
     if (*s == '\0') return SHOAL_ERR_ENV;
     errno = 0;
     v = strtod(s, &end);
-    if (errno != 0 || end == s || *end != '\0' || !isfinite(v)) return SHOAL_ERR_ENV;
+    /* Underflow (1e-320) is a tiny number, not an error. */
+    if ((errno != 0 && !(errno == ERANGE && fabs(v) <= DBL_MIN)) || end == s || *end != '\0' || !isfinite(v))
+        return SHOAL_ERR_ENV;
     *value_p = v;
     return SHOAL_SUCCESS;
 }

@@ -64,11 +64,11 @@ int shoal__free(shoal_t sh, void *ptr)
     size_t off;
     int rc;
 
-    if (ptr == NULL) return SHOAL_SUCCESS; /* like free(NULL); not collective */
     /* A bad pointer still enters the rendezvous (as offset "none"), so a
-     * PE that frees something else gets a clear mismatch, not a hang. */
-    off = SIZE_MAX;
-    if (shoal__in_heap(sh, ptr, 1)) {
+     * PE that frees something else gets a clear mismatch, not a hang; so
+     * does NULL (collective, frees nothing). */
+    off = ptr == NULL ? SHOAL__FREE_NULL : SIZE_MAX;
+    if (ptr != NULL && shoal__in_heap(sh, ptr, 1)) {
         size_t user, avail, o = (size_t)((char *)ptr - sh->heap_base);
         shoal__alloc_lock(sh, false);
         if (shoal__alloc_find(&sh->alloc, o, &user, &avail) == SHOAL_SUCCESS && user == o) off = o;
@@ -78,7 +78,7 @@ int shoal__free(shoal_t sh, void *ptr)
     rc = shoal__quiet(sh, call);
     if (rc != SHOAL_SUCCESS) return rc;
     rc = shoal__rendezvous(sh, call, SHOAL__COLL_FREE, off);
-    if (rc != SHOAL_SUCCESS) return rc;
+    if (rc != SHOAL_SUCCESS || off == SHOAL__FREE_NULL) return rc;
     if (off == SIZE_MAX)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "%p was not returned by shoal_malloc, or was already freed", ptr);

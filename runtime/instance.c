@@ -544,7 +544,11 @@ static int shoal__init_check(shoal_t sh, const shoal_config_t *cfg)
     if (cfg->wait < SHOAL_WAIT_AUTO || cfg->wait > SHOAL_WAIT_SLEEP)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config wait %d is not a SHOAL_WAIT_* value", cfg->wait);
     if (!(cfg->timeout >= 0))
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config timeout %g is negative", cfg->timeout);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config timeout %g is not a number of seconds >= 0 (0: "
+                            "wait forever)", cfg->timeout);
+    if (cfg->cuda_device < -1)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config cuda_device %d is not -1 or a device number",
+                            cfg->cuda_device);
     if (cfg->node_size < 0)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config node_size %d is negative", cfg->node_size);
     return SHOAL_SUCCESS;
@@ -709,12 +713,18 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
         sh->heap_kind = have_gpu ? SHOAL_HEAP_GPU : SHOAL_HEAP_HOST;
     }
     SHOAL__PHASE(rc); /* on every PE, whatever its heap kind: it is collective */
+    /* Whole blocks of the allocator's alignment: a heap of 1 byte holds
+     * a 1-byte allocation. */
+    {
+        size_t align = sh->heap_kind == SHOAL_HEAP_GPU ? 256 : 64;
+        sh->heap_size = (sh->heap_size + align - 1) & ~(align - 1);
+    }
     SHOAL__PHASE(shoal__check_heap_symmetric(sh));
     if (sh->heap_kind == SHOAL_HEAP_HOST) SHOAL__PHASE(shoal__heap_host_precheck(sh));
     sh->peer_base = calloc((size_t)sh->n_pes, sizeof(char *));
     rc = sh->peer_base ? SHOAL_SUCCESS : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     if (rc == SHOAL_SUCCESS)
-        rc = shoal__alloc_init(&sh->alloc, sh->heap_size, sh->heap_kind == SHOAL_HEAP_GPU ? 256 : 64);
+        rc = shoal__alloc_init(&sh->alloc, sh->heap_size, sh->heap_kind == SHOAL_HEAP_GPU ? 256 : 64); /* as above */
     SHOAL__PHASE(rc);
     SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
     SHOAL__PHASE(shoal__transports_select(sh));

@@ -23,8 +23,7 @@ static void shoal__log_setup(void)
     if (strcasecmp(lvl, "WARN") == 0) level = SHOAL__LOG_WARN;
     else if (strcasecmp(lvl, "INFO") == 0) level = SHOAL__LOG_INFO;
     else if (strcasecmp(lvl, "TRACE") == 0) level = SHOAL__LOG_TRACE;
-    else if (lvl[0] != '\0')
-        fprintf(stderr, "shoal: ignoring SHOAL_DEBUG=%s (expected WARN, INFO or TRACE)\n", lvl);
+    /* Anything else: silent here; shoal_init refuses it, naming it. */
 
     if (sub[0] != '\0' && strcasecmp(sub, "ALL") != 0) {
         char buf[256], *save = NULL, *tok;
@@ -35,7 +34,6 @@ static void shoal__log_setup(void)
     if (strcasecmp(tok, #name) == 0) { mask |= (bit); continue; }
             SHOAL__SUBSYS_MAP(SHOAL__SUB_MATCH)
 #undef SHOAL__SUB_MATCH
-            if (level) fprintf(stderr, "shoal: SHOAL_DEBUG_SUBSYS: unknown subsystem '%s'\n", tok);
         }
         shoal__log_subsys = mask;
     }

@@ -24,6 +24,9 @@
 #define SHOAL__COLL_ALIGN_BASE (SHOAL__COLL_COUNT + 1) /* + log2(alignment), 0..63 */
 #define SHOAL__COLL_ALIGN(log2) (SHOAL__COLL_ALIGN_BASE + (log2))
 #define SHOAL__COLL_ALIGN_BAD SHOAL__COLL_ALIGN(63) /* shoal_align with an invalid alignment */
+#define SHOAL__COLL_CALLOC_BAD (SHOAL__COLL_ALIGN_BASE + 64) /* shoal_calloc whose count * size overflows */
+/* shoal_free's argument for NULL (offsets are below 2^48). */
+#define SHOAL__FREE_NULL ((uint64_t)SIZE_MAX - 1)
 /* Set in a PE's slot->arrived when it gave up on a collective (timeout):
  * it will not come back, and whoever meets it in a rendezvous fails too.
  * slot->coll keeps the collective it was in. */

@@ -123,6 +123,7 @@ typedef struct shoal__block {
     size_t off;  /* start offset */
     size_t size; /* bytes, including alignment padding absorbed at the front */
     size_t user; /* offset returned to the user (>= off) */
+    size_t asked; /* bytes the user asked for (used blocks): the bounds RMA checks */
     bool used;
 } shoal__block_t;
 
@@ -140,7 +141,8 @@ SHOAL__HIDDEN void shoal__alloc_fini(shoal__alloc_t *a);
 SHOAL__HIDDEN int shoal__alloc_get(shoal__alloc_t *a, size_t size, size_t align, size_t *off_p);
 /* Release the block starting at user offset off; SHOAL_ERR_INVALID_ARG if none. */
 SHOAL__HIDDEN int shoal__alloc_put(shoal__alloc_t *a, size_t off);
-/* The used block containing offset off: its user offset and usable size. */
+/* The used block whose asked-for bytes hold offset off: its user offset and
+ * the size asked for (not the rounded one: bytes past it are refused). */
 SHOAL__HIDDEN int shoal__alloc_find(const shoal__alloc_t *a, size_t off, size_t *user_p, size_t *size_p);
 SHOAL__HIDDEN size_t shoal__alloc_largest_free(const shoal__alloc_t *a);
 

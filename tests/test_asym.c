@@ -8,7 +8,8 @@
  *   shoal_align and shoal_malloc of the same size (different offsets would
  *   follow); two different alignments; shoal_free of different blocks;
  *   shoal_free of a block on some PEs and of a non-heap pointer on others;
- *   shoal_calloc whose count * size overflows on one PE only; shoal_align
+ *   shoal_free(NULL) on one PE; shoal_calloc whose count * size overflows
+ *   on one PE only, and against shoal_calloc(1, SIZE_MAX); shoal_align
  *   with an invalid alignment on one PE only.
  * Then the same mistakes made by every PE alike: freeing a pointer twice or
  * one never allocated (SHOAL_ERR_INVALID_ARG, collective, no hang).
@@ -92,6 +93,11 @@ static void test_allocs(void)
     p = shoal_calloc(sh, last ? SIZE_MAX / 2 : 2, last ? 4 : 2);
     check_everywhere(p == NULL, "calloc overflow on one PE", "shoal_calloc(4 bytes)", "overflows");
 
+    /* An overflowing product and a real SIZE_MAX request are different calls. */
+    p = shoal_calloc(sh, last ? SIZE_MAX / 2 + 1 : 1, last ? 2 : SIZE_MAX);
+    check_everywhere(p == NULL, "calloc overflow vs calloc(SIZE_MAX)", "shoal_calloc(18446744073709551615 bytes)",
+                     "shoal_calloc(count * size overflows)");
+
     p = shoal_align(sh, last ? 3 : 8, 64);
     check_everywhere(p == NULL, "bad alignment on one PE", "shoal_align(8, 64 bytes)", "invalid alignment");
     check_usable();
@@ -112,6 +118,10 @@ static void test_frees(void)
     check_everywhere(shoal_free(sh, last ? (void *)&stackvar : (void *)a) == SHOAL_ERR_NOT_SYMMETRIC,
                      "free of a non-heap pointer on one PE", "shoal_free(heap offset",
                      "shoal_free(a pointer not from shoal_malloc)");
+    /* shoal_free(NULL) is collective too: it frees nothing, but the PEs stay in step */
+    check_everywhere(shoal_free(sh, last ? NULL : (void *)a) == SHOAL_ERR_NOT_SYMMETRIC, "free(NULL) on one PE",
+                     "shoal_free(heap offset", "shoal_free(NULL)");
+    CHECK_OK(shoal_free(sh, NULL), sh);
     /* both blocks are still there and still work */
     CHECK_OK(shoal_char_p(sh, a + 255, 'a', (me + 1) % npes), sh);
     CHECK_OK(shoal_char_p(sh, b + 255, 'b', (me + 1) % npes), sh);

@@ -18,6 +18,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,21 @@ static void test_alloc(shoal_t sh)
     CHECK_CONTAINS(shoal_last_error(sh), "not a power of two");
     CHECK_EQ_PTR(shoal_align(sh, (size_t)4 << 20, 64), NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "not a power of two up to");
+
+    /* The bounds are the bytes asked for, not the allocator's rounding. */
+    q = shoal_malloc(sh, 10);
+    CHECK_NONNULL(q, sh);
+    {
+        char bytes[16] = "0123456789abcde";
+        CHECK_OK(shoal_put(sh, q, bytes, 10, right), sh);
+        CHECK_ERR(shoal_put(sh, q, bytes, 11, right), SHOAL_ERR_OUT_OF_BOUNDS, sh, "run 1 bytes past the end");
+        CHECK_CONTAINS(shoal_last_error(sh), ", 10 bytes; target PE");
+        CHECK_ERR(shoal_get(sh, bytes, q + 10, 1, right), SHOAL_ERR_OUT_OF_BOUNDS, sh, "not inside a live allocation");
+        CHECK(shoal_ptr(sh, q + 9, me) == q + 9);
+        CHECK_EQ_PTR(shoal_ptr(sh, q + 10, me), NULL);
+        CHECK_CONTAINS(shoal_last_error(sh), "not inside a live allocation");
+    }
+    CHECK_OK(shoal_free(sh, q), sh);
 
     q = shoal_malloc(sh, 128);
     CHECK_NONNULL(q, sh);
@@ -248,6 +264,14 @@ static void test_env(void)
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
     CHECK_CONTAINS(shoal_last_error(NULL), "timeout");
     test_config(&cfg, 0);
+    cfg.timeout = NAN;
+    CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
+    CHECK_CONTAINS(shoal_last_error(NULL), "is not a number of seconds >= 0");
+    test_config(&cfg, 0);
+    cfg.cuda_device = -7;
+    CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
+    CHECK_CONTAINS(shoal_last_error(NULL), "cuda_device -7 is not -1 or a device number");
+    test_config(&cfg, 0);
     cfg.check = 7;
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
     CHECK_CONTAINS(shoal_last_error(NULL), "check 7");
@@ -293,6 +317,17 @@ int main(int argc, char **argv)
     CHECK_OK(shoal_free(sh, p), sh);
     CHECK_OK(shoal_finalize(sh), NULL);
     test_tombstone(sh);
+
+    /* A heap of 1 byte is rounded up to the allocator's 64: it holds 1 byte. */
+    test_config(&cfg, 1);
+    cfg.heap_kind = SHOAL_HEAP_HOST;
+    CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
+    p = shoal_malloc(sh, 1);
+    CHECK_NONNULL(p, sh);
+    CHECK_EQ_PTR(shoal_malloc(sh, 1), NULL);
+    CHECK_CONTAINS(shoal_last_error(sh), "exhausted");
+    CHECK_OK(shoal_free(sh, p), sh);
+    CHECK_OK(shoal_finalize(sh), NULL);
 
     /* SHOAL_CHECK=off drops the allocation checks, not the argument checks. */
     test_config(&cfg, HEAP);

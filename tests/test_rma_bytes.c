@@ -202,10 +202,9 @@ static void test_transports_and_ptr(const shoal_config_t *cfg, unsigned char *re
             CHECK_EQ_PTR(p, region);
         else if (strcmp(name, "shm") == 0)
             CHECK_MSG(p != NULL, "shoal_ptr to shm peer %d is NULL", pe);
-        else if (!same_node)
-            CHECK_MSG(p == NULL, "shoal_ptr to pe %d on node %d (from node %d) is %p, expected NULL",
-                      pe, node_of[pe], node_of[me], p);
-        /* same node with shm disabled: either answer; stores through it are checked below */
+        else /* another node, or shm disabled: not load/store */
+            CHECK_MSG(p == NULL, "shoal_ptr to pe %d on node %d (from node %d) over %s is %p, expected NULL", pe,
+                      node_of[pe], node_of[me], name, p);
     }
     CHECK_EQ_PTR(shoal_ptr(sh, region, npes), NULL);
     CHECK_EQ_PTR(shoal_ptr(sh, region, -1), NULL);

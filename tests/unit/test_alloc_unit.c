@@ -29,8 +29,12 @@ int main(void)
     EXPECT(a.used == 64 + 128 + (1024 - 192) + 64);
     EXPECT(shoal__alloc_get(&a, 0, 0, &o4) == SHOAL_ERR_INVALID_ARG);
 
-    /* find: inside a block gives its start and size; free space is not found. */
-    EXPECT(shoal__alloc_find(&a, o2 + 10, &user, &avail) == SHOAL_SUCCESS && user == o2 && avail == 128);
+    /* find: inside a block gives its start and the size asked for; the
+     * rounding past it and free space are not found. */
+    EXPECT(shoal__alloc_find(&a, o2 + 10, &user, &avail) == SHOAL_SUCCESS && user == o2 && avail == 100);
+    EXPECT(shoal__alloc_find(&a, o2 + 99, &user, &avail) == SHOAL_SUCCESS && user == o2 && avail == 100);
+    EXPECT(shoal__alloc_find(&a, o2 + 100, &user, &avail) == SHOAL_ERR_OUT_OF_BOUNDS);
+    EXPECT(shoal__alloc_find(&a, o1 + 1, &user, &avail) == SHOAL_ERR_OUT_OF_BOUNDS);
     EXPECT(shoal__alloc_find(&a, 3000, &user, &avail) == SHOAL_ERR_OUT_OF_BOUNDS);
 
     /* Reuse: a freed block is found again by the same request. */

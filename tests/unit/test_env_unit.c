@@ -36,6 +36,8 @@ int main(void)
     EXPECT(shoal__parse_int("3x", &l) == SHOAL_ERR_ENV);
     EXPECT(shoal__parse_double("2.5", &d) == 0 && d == 2.5);
     EXPECT(shoal__parse_double("nan", &d) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_double("1e-320", &d) == 0 && d > 0 && d < 1e-300); /* underflow: tiny, not an error */
+    EXPECT(shoal__parse_double("1e999", &d) == SHOAL_ERR_ENV);
     EXPECT(shoal_topo_parse_disable("cuda_ipc,shm", &mask) == 0 &&
            mask == ((1u << SHOAL_TRANSPORT_CUDA_IPC) | (1u << SHOAL_TRANSPORT_SHM)));
     EXPECT(shoal_topo_parse_disable(" staged\tSHM ", &mask) == 0 &&
