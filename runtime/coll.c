@@ -578,11 +578,6 @@ static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t ar
     unsigned spins = 0, polls = 0;
     int rc = SHOAL_SUCCESS, done = 0;
 
-    /* Another leader gave up before I came: I am late. */
-    if (shoal__leader_gave_up(sh)) {
-        *verdict_p = SHOAL__VERDICT_LATE;
-        return shoal__timeout_error(sh, call, coll, sh->gen, SHOAL__TO_LATE);
-    }
     in[0] = *verdict_p ? 0 : 1;
     in[1] = (uint64_t)coll;
     in[2] = ~(uint64_t)coll;
@@ -593,14 +588,16 @@ static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t ar
         bool gave_up;
         SHOAL__MPI_CHECK(sh, call, MPI_Test(&req, &done, MPI_STATUS_IGNORE));
         if (done) break;
-        /* Another leader gave up while I waited (its wait began earlier):
+        /* Another leader gave up: found at the first look, before I came
+         * (I am late); later, while I waited (its wait began earlier), and
          * waiting longer is pointless. */
         gave_up = (++polls & 63) == 0 && shoal__leader_gave_up(sh);
         if (gave_up || shoal__expired(dl)) {
+            bool late = gave_up && polls == 64;
             /* The request cannot be cancelled: it keeps the buffers. */
             if (in != local) sd->coll_buf = NULL;
-            *verdict_p = SHOAL_ERR_TIMEOUT;
-            return shoal__timeout_error(sh, call, coll, sh->gen, SHOAL__TO_WAITED);
+            *verdict_p = late ? SHOAL__VERDICT_LATE : SHOAL_ERR_TIMEOUT;
+            return shoal__timeout_error(sh, call, coll, sh->gen, late ? SHOAL__TO_LATE : SHOAL__TO_WAITED);
         }
         shoal__mpi_wait(sh, &spins);
     }
