@@ -215,18 +215,16 @@ static void test_alloc_race(void)
 {
     pthread_t th[THREADS];
     const char *tp = NULL;
-    int far, any_far = 0;
+    int far, any_far = 0, rounds;
     void *hole;
 
-    /* Between nodes (mpi_rma) this hangs inside MPICH 4.0.2's MPI_Win_flush
-     * (README, "Threads"): run it where every neighbour is on the node. */
+    /* Between nodes (mpi_rma) the workers spin in MPI_Win_flush, sharing
+     * MPI's lock with the collectives: on an oversubscribed machine each
+     * collective then takes tens of ms (README, "Threads"), so fewer rounds. */
     CHECK_OK(shoal_pe_transport(sh, right, &tp), sh);
     far = strcmp(tp, "mpi_rma") == 0;
     MPI_Allreduce(&far, &any_far, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any_far) {
-        if (me == 0) check_note("allocation race not run: neighbours over mpi_rma");
-        return;
-    }
+    rounds = any_far ? 4 : 300;
     hole = shoal_malloc(sh, 64 << 10);
 
     CHECK_NONNULL(hole, sh);
@@ -235,7 +233,7 @@ static void test_alloc_race(void)
     CHECK_OK(shoal_free(sh, hole), sh);
     for (int t = 0; t < THREADS; t++)
         CHECK(pthread_create(&th[t], NULL, race_worker, (void *)(intptr_t)t) == 0);
-    for (int round = 0; round < 300; round++) {
+    for (int round = 0; round < rounds; round++) {
         void *p[4];
         for (int k = 0; k < 4; k++) {
             p[k] = shoal_malloc(sh, 128 + 64 * (size_t)k);
