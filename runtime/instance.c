@@ -176,7 +176,6 @@ int shoal__side_create(shoal_t sh)
     sd->n_puts = 0;
     sd->puts_dropped = 0;
     sd->puts_overflow = false;
-    atomic_store(&sd->owner, 0);
     atomic_store(&sd->coll_owner, 0);
     atomic_store(&sd->owner_call, NULL);
     sd->pe_pid = calloc((size_t)sh->n_pes, sizeof(int));
@@ -240,39 +239,47 @@ void shoal__side_destroy(shoal_t sh)
     atomic_store_explicit(&sd->sh, NULL, memory_order_release);
 }
 
+/* Below MPI_THREAD_MULTIPLE one thread at a time may be inside MPI in the
+ * whole process, so the owner is the process's, whatever the instance. */
+static _Atomic uintptr_t shoal__proc_owner;
+static _Atomic(const char *) shoal__proc_owner_call;
+
 int shoal__side_enter(shoal_t sh, shoal__side_t *sd, const char *call, bool coll, bool *held_p)
 {
     uintptr_t me = (uintptr_t)&shoal__thread_token, cur = 0;
     int level = atomic_load_explicit(&shoal__thread_level, memory_order_relaxed);
-    _Atomic uintptr_t *owner;
+    bool multiple = level == MPI_THREAD_MULTIPLE;
+    _Atomic uintptr_t *owner = multiple ? &sd->coll_owner : &shoal__proc_owner;
+    _Atomic(const char *) *owner_call = multiple ? &sd->owner_call : &shoal__proc_owner_call;
 
     *held_p = false;
-    if (level == MPI_THREAD_FUNNELED) {
+    if (level == MPI_THREAD_FUNNELED || level == MPI_THREAD_SINGLE) {
         int is_main = 1;
         MPI_Is_thread_main(&is_main);
         if (!is_main)
             return shoal__error(sh, SHOAL_ERR_THREAD, call,
-                                "called from a thread other than the main one, but MPI was initialized with "
-                                "MPI_THREAD_FUNNELED: only the main thread may call shoal (or use "
-                                "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE)");
+                                "called from a thread other than the main one, but MPI was initialized with %s: only "
+                                "the main thread may call shoal (or use MPI_THREAD_SERIALIZED or "
+                                "MPI_THREAD_MULTIPLE)",
+                                shoal__thread_level_name(level));
     }
-    if (level == MPI_THREAD_MULTIPLE && !coll) return SHOAL_SUCCESS;
-    owner = level == MPI_THREAD_MULTIPLE ? &sd->coll_owner : &sd->owner;
+    if (multiple && !coll) return SHOAL_SUCCESS;
     if (!atomic_compare_exchange_strong(owner, &cur, me)) {
-        const char *other = atomic_load(&sd->owner_call);
+        const char *other = atomic_load(owner_call);
         if (cur == me) return SHOAL_SUCCESS; /* nested, e.g. a barrier's quiet */
-        if (level == MPI_THREAD_MULTIPLE)
+        if (multiple)
             return shoal__error(sh, SHOAL_ERR_THREAD, call,
                                 "another thread of this PE is inside a collective (%s) on this instance: collectives "
                                 "must be called by one thread at a time, in the same order on every PE",
                                 other ? other : "?");
         return shoal__error(sh, SHOAL_ERR_THREAD, call,
-                            "another thread of this PE is inside %s on this instance at the same time, but MPI was "
-                            "initialized with %s, which allows one thread at a time: serialize the calls, or "
-                            "initialize MPI with MPI_THREAD_MULTIPLE (threads may then put, get and quiet at once)",
+                            "another thread of this process is inside %s (on this or another instance) at the same "
+                            "time, but MPI was initialized with %s, which allows one thread at a time in MPI: "
+                            "serialize the calls, or initialize MPI with MPI_THREAD_MULTIPLE (threads may then put, "
+                            "get and quiet at once)",
                             other ? other : "a shoal call", shoal__thread_level_name(level));
     }
-    atomic_store(&sd->owner_call, call);
+    atomic_store(owner_call, call);
     *held_p = true;
     return SHOAL_SUCCESS;
 }
@@ -283,7 +290,7 @@ void shoal__side_leave(shoal__side_t *sd, bool coll, bool held)
     if (shoal__threads_multiple() && coll)
         atomic_store_explicit(&sd->coll_owner, 0, memory_order_release);
     else
-        atomic_store_explicit(&sd->owner, 0, memory_order_release);
+        atomic_store_explicit(&shoal__proc_owner, 0, memory_order_release);
 }
 
 bool shoal__pe_gone(shoal_t sh, int pe)

@@ -59,9 +59,8 @@ typedef struct shoal__side {
     size_t n_puts, cap_puts;
     size_t puts_dropped;        /* ranges ever removed from the front (quiets of any thread) */
     bool puts_overflow;         /* more than SHOAL__MAX_PUT_RANGES: some not recorded */
-    _Atomic uintptr_t owner;    /* thread inside the instance (below MPI_THREAD_MULTIPLE) */
     _Atomic uintptr_t coll_owner; /* thread inside a collective (any level) */
-    _Atomic(const char *) owner_call; /* the call owner is in */
+    _Atomic(const char *) owner_call; /* the collective coll_owner is in */
 } shoal__side_t;
 
 /* MPI's thread level (MPI_Query_thread at shoal_init); -1 before any init. */

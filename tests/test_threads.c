@@ -101,6 +101,7 @@ typedef struct {
     int status;
     char msg[768];
     int (*call)(void);
+    shoal_t inst; /* whose last error to keep (NULL: sh) */
 } intruder_t;
 
 static intruder_t intruder;
@@ -112,6 +113,13 @@ static int call_put(void)
     return shoal_int_put(sh, (int *)recv_buf, &v, 1, me);
 }
 static int call_quiet(void) { return shoal_quiet(sh); }
+static shoal_t sh2; /* a second instance (serialized mode) */
+static char *sh2_buf;
+static int call_put_sh2(void)
+{
+    int v = 1;
+    return shoal_int_put(sh2, (int *)sh2_buf, &v, 1, me);
+}
 
 static void *intrude(void *arg)
 {
@@ -120,7 +128,7 @@ static void *intrude(void *arg)
         sleep_ms(1);
     sleep_ms(300); /* the main thread is inside the barrier by now */
     intruder.status = intruder.call();
-    snprintf(intruder.msg, sizeof(intruder.msg), "%s", shoal_last_error(sh));
+    snprintf(intruder.msg, sizeof(intruder.msg), "%s", shoal_last_error(intruder.inst ? intruder.inst : sh));
     return NULL;
 }
 
@@ -267,6 +275,26 @@ static void test_serialized(void)
     run_intruder(call_quiet);
     if (me == 0)
         CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
+    /* MPI's rule is per process: a call on another instance is refused too. */
+    {
+        shoal_config_t cfg;
+        test_config(&cfg, 1u << 20);
+        cfg.check = SHOAL_CHECK_FULL;
+        CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh2), NULL);
+        sh2_buf = shoal_malloc(sh2, 64);
+        CHECK_NONNULL(sh2_buf, sh2);
+        intruder.inst = sh2;
+        run_intruder(call_put_sh2);
+        intruder.inst = NULL;
+        if (me == 0) {
+            CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
+            CHECK_CONTAINS(intruder.msg, "shoal_int_put");
+            CHECK_CONTAINS(intruder.msg, "another thread of this process is inside shoal_barrier_all (on this or "
+                                         "another instance)");
+        }
+        CHECK_OK(shoal_free(sh2, sh2_buf), sh2);
+        CHECK_OK(shoal_finalize(sh2), NULL);
+    }
     /* one at a time, from any thread, is fine */
     if (me == 0) {
         pthread_t th;
