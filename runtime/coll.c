@@ -146,6 +146,12 @@ static bool shoal__leader_gave_up(shoal_t sh)
     return true;
 }
 
+void shoal__drain_notes(shoal_t sh)
+{
+    if (sh->n_nodes > 1 && sh->leader_comm != MPI_COMM_NULL)
+        while (shoal__leader_gave_up(sh)) continue;
+}
+
 /* Say in my slot that I gave up on the current collective, and wake the PEs
  * of my node that wait for me; a node leader tells the other leaders. */
 static void shoal__give_up(shoal_t sh)
@@ -540,7 +546,8 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
                             "PEs entered different collectives or passed different arguments");
     }
     if (!shoal__wait_request(sh, &req)) {
-        /* all stays MPI's. A PE gave up between the check and here. */
+        /* all stays MPI's until finalize. A PE gave up between the check and here. */
+        shoal__abandon(sh, req, all);
         sh->broken = true;
         return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                             "PEs entered different collectives or passed different arguments (this PE: %s), and "
@@ -595,7 +602,10 @@ static int shoal__inter_node(shoal_t sh, const char *call, int coll, uint64_t ar
         if (gave_up || shoal__expired(dl)) {
             bool late = gave_up && polls == 64;
             /* The request cannot be cancelled: it keeps the buffers. */
-            if (in != local) sd->coll_buf = NULL;
+            if (in != local) {
+                shoal__abandon(sh, req, in);
+                sd->coll_buf = NULL;
+            }
             *verdict_p = late ? SHOAL__VERDICT_LATE : SHOAL_ERR_TIMEOUT;
             return shoal__timeout_error(sh, call, coll, sh->gen, late ? SHOAL__TO_LATE : SHOAL__TO_WAITED);
         }

@@ -173,6 +173,7 @@ int shoal__side_create(shoal_t sh)
     sd->diag_win = MPI_WIN_NULL;
     sd->gave_up_note = NULL;
     sd->gave_up_req = NULL;
+    sd->n_abandoned = 0;
     sd->n_puts = 0;
     sd->puts_dropped = 0;
     sd->puts_overflow = false;
@@ -198,6 +199,16 @@ int shoal__side_create(shoal_t sh)
     }
 out:
     return rc;
+}
+
+void shoal__abandon(shoal_t sh, MPI_Request req, void *buf)
+{
+    shoal__side_t *sd = shoal__side(sh);
+
+    if (sd == NULL || sd->n_abandoned == (int)(sizeof(sd->abandoned_req) / sizeof(sd->abandoned_req[0])))
+        return; /* left to MPI for good */
+    sd->abandoned_req[sd->n_abandoned] = req;
+    sd->abandoned_buf[sd->n_abandoned++] = buf;
 }
 
 void shoal__side_destroy(shoal_t sh)
@@ -228,6 +239,12 @@ void shoal__side_destroy(shoal_t sh)
         sd->gave_up_note = NULL;
         sd->gave_up_req = NULL;
     }
+    for (int i = 0; i < sd->n_abandoned; i++) {
+        int done = 0;
+        if (MPI_Test(&sd->abandoned_req[i], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+            free(sd->abandoned_buf[i]);
+    }
+    sd->n_abandoned = 0;
     free(sd->pe_pid);
     /* A broken instance may have left an allreduce on these: MPI keeps them. */
     if (!sh->broken) free(sd->coll_buf);
@@ -896,6 +913,7 @@ int shoal__finalize(shoal_t sh)
     shoal__heap_host_destroy(sh);
     shoal__alloc_fini(&sh->alloc);
     pthread_rwlock_destroy(&sh->alloc_lock);
+    shoal__drain_notes(sh);
     shoal__side_destroy(sh);
     if (!sh->broken) {
         if (sh->ctrl_win != MPI_WIN_NULL) MPI_Win_free(&sh->ctrl_win);

@@ -52,6 +52,12 @@ typedef struct shoal__side {
                                   left to MPI (leaked) when a timeout abandons the request */
     uint64_t *gave_up_note;    /* a node leader that gave up: the generation, sent to the */
     MPI_Request *gave_up_req;  /* other leaders (one request each; n_nodes) */
+    /* Non-blocking collectives a timeout abandoned, with the buffers MPI
+     * may still write: freed at finalize if they completed by then (a late
+     * PE's call completes them), else left to MPI. */
+    MPI_Request abandoned_req[4];
+    void *abandoned_buf[4];
+    int n_abandoned;
 
     /* SHOAL_CHECK=full */
     pthread_mutex_t lock;       /* guards puts */
@@ -92,6 +98,11 @@ SHOAL__HIDDEN shoal__side_t *shoal__side(shoal_t sh);
 SHOAL__HIDDEN int shoal__side_create(shoal_t sh);
 /* In shoal_finalize: collective frees unless sh->broken. */
 SHOAL__HIDDEN void shoal__side_destroy(shoal_t sh);
+/* A timeout gives up on request, whose buffer buf (malloc'd) MPI may still
+ * use: kept until finalize (see shoal__side_t). */
+SHOAL__HIDDEN void shoal__abandon(shoal_t sh, MPI_Request req, void *buf);
+/* Receive the give-up notes other node leaders sent this one (finalize). */
+SHOAL__HIDDEN void shoal__drain_notes(shoal_t sh);
 
 /* SHOAL_CHECK=full: enter the instance from this thread. Fails with
  * SHOAL_ERR_THREAD when the MPI thread level forbids this thread being here
