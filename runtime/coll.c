@@ -481,8 +481,8 @@ static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t
         snprintf(head, sizeof(head), "cannot complete %s: other PEs gave up on it", shoal__coll_name(coll));
     rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                       "%s: %severy PE must make the same collective calls in the same order (is this one in a branch "
-                      "only some PEs take? did a PE exit?); only shoal_finalize is possible now",
-                      head, what);
+                      "only some PEs take? did a PE exit?)%s",
+                      head, what, coll == SHOAL__COLL_FINALIZE ? "" : "; only shoal_finalize is possible now");
     return rc;
 }
 

@@ -12,7 +12,7 @@
 
 #include "shoal_check.h"
 
-#define SHOAL__ERR_LEN 768
+#define SHOAL__ERR_LEN 1024
 
 /* Last error of calls made without a live instance (shoal_init, NULL handles). */
 static _Thread_local char shoal__global_err[SHOAL__ERR_LEN];

@@ -890,6 +890,17 @@ int shoal__finalize(shoal_t sh)
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "every PE finalizes the broken instance: collective cleanup");
         sh->broken = false;
     }
+    if (rc != SHOAL_SUCCESS && rc != SHOAL_ERR_NOT_SYMMETRIC && sh->comm != MPI_COMM_NULL) {
+        /* Finalize's own meeting failed: say what it could free after all. */
+        char first[sizeof(sh->err)];
+        snprintf(first, sizeof(first), "%s", shoal_last_error(sh));
+        if (sh->broken)
+            shoal__error(sh, rc, NULL, "%s; not every PE came to shoal_finalize within %g s: only this PE's memory "
+                         "was freed; its MPI windows and communicators stay, and MPI_Finalize may not return",
+                         first, sh->cfg.timeout > 0 ? sh->cfg.timeout : 30);
+        else
+            shoal__error(sh, rc, NULL, "%s; every PE then came to shoal_finalize: everything was freed", first);
+    }
     if (sh->broken && rc == SHOAL_SUCCESS && sh->comm != MPI_COMM_NULL) {
         /* Not an error of this call, but the caller must know: MPI objects
          * stay behind, and MPI_Finalize may wait for them. */

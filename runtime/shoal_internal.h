@@ -275,7 +275,7 @@ struct shoal_instance {
 
     int keyval; /* MPI_COMM_SELF attribute that finalizes us at MPI_Finalize */
     bool in_finalize;
-    char err[768]; /* last error */
+    char err[1024]; /* last error */
 };
 
 /* Checks done by the API layer before entering the runtime. */

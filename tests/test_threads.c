@@ -99,7 +99,7 @@ static void *worker(void *arg)
 typedef struct {
     atomic_int main_in; /* the main thread is about to enter the barrier */
     int status;
-    char msg[768];
+    char msg[1024];
     int (*call)(void);
     shoal_t inst; /* whose last error to keep (NULL: sh) */
 } intruder_t;

@@ -139,6 +139,7 @@ static void test_mixed(void)
         CHECK_STATUS(shoal_finalize(sh), SHOAL_ERR_TIMEOUT, sh);
         CHECK_CONTAINS(shoal_last_error(sh), "shoal_finalize");
         CHECK_CONTAINS(shoal_last_error(sh), "other PEs gave up");
+        CHECK_CONTAINS(shoal_last_error(sh), "every PE then came to shoal_finalize: everything was freed");
         CHECK_STATUS(shoal_finalize(sh), SHOAL_ERR_INVALID_INSTANCE, NULL);
         CHECK_CONTAINS(shoal_last_error(sh), "instance was finalized");
         return;
@@ -172,6 +173,7 @@ static void test_late_node(int skip_to_finalize)
     if (late && skip_to_finalize) {
         CHECK_STATUS(shoal_finalize(sh), SHOAL_ERR_TIMEOUT, sh);
         CHECK_CONTAINS(shoal_last_error(sh), "cannot complete shoal_finalize: other PEs gave up");
+        CHECK_CONTAINS(shoal_last_error(sh), "every PE then came to shoal_finalize: everything was freed");
         CHECK_STATUS(shoal_quiet(sh), SHOAL_ERR_INVALID_INSTANCE, NULL);
         return;
     }
