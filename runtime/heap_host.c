@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
-#include "shoal_internal.h"
+#include "shoal_check.h"
 
 #define SHOAL__HEAP_ALIGN SHOAL__HEAP_BASE_ALIGN
 
@@ -19,19 +19,32 @@ int shoal__heap_host_precheck(shoal_t sh)
 {
     static const char *call = "shoal_init";
     const char *dir = "/dev/shm";
+    shoal__side_t *sd = shoal__side(sh);
     struct statvfs st;
     unsigned long long need, avail;
+    int *node_size, host_pes = 0;
 
     /* One PE alone on its node may get private memory; and where there is
      * no /dev/shm, MPI allocates elsewhere and reports failure itself. */
     if (sh->node_size < 2 || statvfs(dir, &st) != 0) return SHOAL_SUCCESS;
-    need = (unsigned long long)sh->node_size * (sh->heap_size + SHOAL__HEAP_ALIGN);
+    /* Every PE of this host in a shared node, whatever its (simulated)
+     * node: they all share one /dev/shm. */
+    node_size = calloc((size_t)sh->n_nodes, sizeof(int));
+    if (node_size == NULL || sd == NULL || sd->pe_pid == NULL) {
+        host_pes = sh->node_size;
+    } else {
+        for (int p = 0; p < sh->n_pes; p++) node_size[sh->pe_node[p]]++;
+        for (int p = 0; p < sh->n_pes; p++) host_pes += sd->pe_pid[p] != 0 && node_size[sh->pe_node[p]] >= 2;
+        if (host_pes < sh->node_size) host_pes = sh->node_size;
+    }
+    free(node_size);
+    need = (unsigned long long)host_pes * (sh->heap_size + SHOAL__HEAP_ALIGN);
     avail = (unsigned long long)st.f_bavail * st.f_frsize;
     if (need <= avail) return SHOAL_SUCCESS;
     return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
-                        "the host heaps of this node's %d PEs need %llu MiB of shared memory, and %s has %llu MiB "
+                        "the host heaps of the %d PEs on this host need %llu MiB of shared memory, and %s has %llu MiB "
                         "free: lower SHOAL_HEAP_SIZE (now %zu bytes) or enlarge %s",
-                        sh->node_size, need >> 20, dir, avail >> 20, sh->heap_size, dir);
+                        host_pes, need >> 20, dir, avail >> 20, sh->heap_size, dir);
 }
 
 int shoal__heap_host_create(shoal_t sh)
