@@ -47,7 +47,8 @@ static hwloc_uint64_t shoal__links_to_mbps(int links) { return (hwloc_uint64_t)l
 
 static int shoal__mbps_to_links(hwloc_uint64_t mbps)
 {
-    hwloc_uint64_t links = (mbps + SHOAL__NVLINK_MBPS / 2) / SHOAL__NVLINK_MBPS;
+    /* Rounded to the nearest link; mbps near 2^64 must not wrap. */
+    hwloc_uint64_t links = mbps / SHOAL__NVLINK_MBPS + (mbps % SHOAL__NVLINK_MBPS >= SHOAL__NVLINK_MBPS / 2);
 
     if (mbps == 0) return 0;
     if (links == 0) return 1;

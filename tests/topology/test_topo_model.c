@@ -414,11 +414,11 @@ static void test_errors(void)
     }
 }
 
-/* cpu-2socket.xml with the first `from` replaced by `to`, in tmp_path(). */
-static const char *variant(const char *from, const char *to)
+/* A fixture with the first `from` replaced by `to`, in tmp_path(). */
+static const char *variant_of(const char *name, const char *from, const char *to)
 {
     static char text[1 << 16];
-    FILE *f = fopen(fixture("cpu-2socket.xml"), "r");
+    FILE *f = fopen(fixture(name), "r");
     size_t n;
     char *at;
 
@@ -428,7 +428,7 @@ static const char *variant(const char *from, const char *to)
     fclose(f);
     text[n] = '\0';
     at = strstr(text, from);
-    CHECK_MSG(at != NULL, "cpu-2socket.xml has no '%s'", from);
+    CHECK_MSG(at != NULL, "%s has no '%s'", name, from);
     f = fopen(tmp_path(), "w");
     CHECK(f != NULL);
     CHECK(fwrite(text, 1, (size_t)(at - text), f) == (size_t)(at - text));
@@ -436,6 +436,11 @@ static const char *variant(const char *from, const char *to)
     CHECK(fputs(at + strlen(from), f) >= 0);
     CHECK_EQ_INT(fclose(f), 0);
     return tmp_path();
+}
+
+static const char *variant(const char *from, const char *to)
+{
+    return variant_of("cpu-2socket.xml", from, to);
 }
 
 /* What shoal refuses before hwloc sees it, in every way XML may spell it:
@@ -487,6 +492,16 @@ static void test_prescan(void)
                                  &t),
                  SHOAL_SUCCESS);
     CHECK_EQ_INT(shoal_topo_n_cores(t), 32);
+    shoal_topo_destroy(t);
+
+    /* NVLink bandwidths near 2^64 (or -1) are a thousand links at most, not
+     * a count that wrapped to 1. */
+    t = NULL;
+    CHECK_EQ_INT(shoal_topo_load(variant_of("h200x2-nv18.xml", "length=\"18\">0 450000 450000 0",
+                                            "length=\"46\">0 18446744073709551615 18446744073709551615 0"),
+                                 &t),
+                 SHOAL_SUCCESS);
+    expect_pair(t, 0, 1, NVL, 1000, 0);
     shoal_topo_destroy(t);
 }
 
