@@ -3,18 +3,6 @@
 
 #include "shoal_check.h"
 
-#define SHOAL__ENTER(sh, call)                                                           \
-    do {                                                                                 \
-        if (SHOAL__UNLIKELY(!shoal__live(sh))) return shoal__bad_instance((sh), (call)); \
-    } while (0)
-#define SHOAL__ENTER_NULL(sh, call)                                                      \
-    do {                                                                                 \
-        if (SHOAL__UNLIKELY(!shoal__live(sh))) {                                         \
-            shoal__bad_instance((sh), (call));                                           \
-            return NULL;                                                                 \
-        }                                                                                \
-    } while (0)
-
 int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p)
 {
     return shoal__init(comm, cfg, sh_p);

@@ -5,11 +5,6 @@
 #include "shoal_cuda.h"
 #include "shoal_gpu.h"
 
-#define SHOAL__ENTER(sh, call)                                                           \
-    do {                                                                                 \
-        if (SHOAL__UNLIKELY(!shoal__live(sh))) return shoal__bad_instance((sh), (call)); \
-    } while (0)
-
 int shoal_cuda_device(shoal_t sh)
 {
     SHOAL__ENTER(sh, "shoal_cuda_device");

@@ -31,18 +31,6 @@ static const shoal__env_var_t *shoal__env_find(const char *name)
     return NULL;
 }
 
-const char *shoal__env_str(const char *name)
-{
-    char full[64];
-    const char *v;
-    const shoal__env_var_t *var = shoal__env_find(name);
-
-    snprintf(full, sizeof(full), "SHOAL_%s", name);
-    v = getenv(full);
-    if (v != NULL) return v;
-    return var ? var->def : "";
-}
-
 /* Skip leading and trailing blanks: " 64k " is as good as "64k". NULL
  * when the rest does not fit in buf: a value cut short could parse as
  * something it is not ("64k" followed by many blanks and garbage). */
@@ -55,6 +43,27 @@ static const char *shoal__trim(const char *s, char *buf, size_t len)
     n = strlen(buf);
     while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\n')) buf[--n] = '\0';
     return buf;
+}
+
+/* The variable's value without surrounding blanks; its default when unset
+ * or empty. A value too long to trim comes back as it is, for the parser
+ * to refuse. */
+const char *shoal__env_str(const char *name)
+{
+    static _Thread_local char bufs[4][256];
+    static _Thread_local unsigned next;
+    char full[64];
+    const char *v;
+    const shoal__env_var_t *var = shoal__env_find(name);
+
+    snprintf(full, sizeof(full), "SHOAL_%s", name);
+    v = getenv(full);
+    if (v != NULL) {
+        const char *t = shoal__trim(v, bufs[next++ % 4], sizeof(bufs[0]));
+        if (t == NULL) return v;
+        if (*t != '\0') return t;
+    }
+    return var ? var->def : "";
 }
 
 int shoal__parse_size(const char *s, size_t *value_p)
@@ -225,13 +234,20 @@ void shoal_env_print(FILE *out)
     if (out == NULL) out = stdout;
     for (size_t i = 0; i < SHOAL__N_ENV; i++) {
         const shoal__env_var_t *var = &shoal__env_vars[i];
-        char full[64];
-        const char *set;
+        char full[64], shown[96];
+        const char *set, *def = var->def[0] ? var->def : "unset";
+        size_t n = 0;
         snprintf(full, sizeof(full), "SHOAL_%s", var->name);
         set = getenv(full);
-        if (set)
-            fprintf(out, "%-26s %-10s (set; default %s)\n    %s\n", full, set, var->def, var->doc);
-        else
-            fprintf(out, "%-26s %-10s (default)\n    %s\n", full, var->def, var->doc);
+        if (set && *set) {
+            /* As set, with control characters shown as '?' and cut short:
+             * one line per variable whatever the value. */
+            for (; set[n] && n < sizeof(shown) - 4; n++)
+                shown[n] = (unsigned char)set[n] < 0x20 || set[n] == 0x7f ? '?' : set[n];
+            snprintf(shown + n, sizeof(shown) - n, "%s", set[n] ? "..." : "");
+            fprintf(out, "%-26s %-10s (set; default %s)\n    %s\n", full, shown, def, var->doc);
+        } else {
+            fprintf(out, "%-26s %-10s (default)\n    %s\n", full, var->def[0] ? var->def : "(unset)", var->doc);
+        }
     }
 }

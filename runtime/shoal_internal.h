@@ -281,6 +281,25 @@ struct shoal_instance {
 /* Checks done by the API layer before entering the runtime. */
 static inline bool shoal__live(shoal_t sh) { return sh != NULL && sh->magic == SHOAL__MAGIC_LIVE; }
 SHOAL__HIDDEN int shoal__bad_instance(shoal_t sh, const char *call);
+/* Every public entry: a live instance, else the error for it. With logging
+ * on, this thread's log lines name the PE of the instance it is in. */
+#define SHOAL__LOG_PE(sh)                                                                \
+    do {                                                                                 \
+        if (SHOAL__UNLIKELY(shoal__log_level != 0)) shoal__log_set_pe((sh)->my_pe);      \
+    } while (0)
+#define SHOAL__ENTER(sh, call)                                                           \
+    do {                                                                                 \
+        if (SHOAL__UNLIKELY(!shoal__live(sh))) return shoal__bad_instance((sh), (call)); \
+        SHOAL__LOG_PE(sh);                                                               \
+    } while (0)
+#define SHOAL__ENTER_NULL(sh, call)                                                      \
+    do {                                                                                 \
+        if (SHOAL__UNLIKELY(!shoal__live(sh))) {                                         \
+            shoal__bad_instance((sh), (call));                                           \
+            return NULL;                                                                 \
+        }                                                                                \
+        SHOAL__LOG_PE(sh);                                                               \
+    } while (0)
 
 /* Where ptr lies in my heap: 0 and its offset, or an error naming the call. */
 static inline bool shoal__in_heap(shoal_t sh, const void *ptr, size_t n)

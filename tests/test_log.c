@@ -4,7 +4,9 @@
  * int into its right neighbour, reads it back after a barrier, and checks
  * that the log names the variables set, the put (bytes, offset, target,
  * transport, PE prefix), and nothing of the subsystems not selected
- * (INIT, HEAP, COLL), though init, an allocation and barriers ran.
+ * (INIT, HEAP, COLL), though init, an allocation and barriers ran. A
+ * second instance numbers the PEs backwards: its put's line carries its
+ * own PE number, the first instance's put its own.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -20,7 +22,9 @@
 int main(int argc, char **argv)
 {
     shoal_config_t cfg;
-    shoal_t sh;
+    shoal_t sh, sh2;
+    MPI_Comm rev;
+    long *rbox, lme;
     FILE *cap;
     char *log, host[64];
     const char *tp = NULL;
@@ -41,17 +45,27 @@ int main(int argc, char **argv)
     CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
+    CHECK(MPI_Comm_split(MPI_COMM_WORLD, 0, npes - me, &rev) == MPI_SUCCESS);
+    CHECK_OK(shoal_init(rev, &cfg, &sh2), NULL);
+    CHECK_EQ_INT(shoal_my_pe(sh2), npes - 1 - me);
+    rbox = shoal_calloc(sh2, 1, sizeof(long));
+    CHECK_NONNULL(rbox, sh2);
     right = (me + 1) % npes;
+    lme = me;
     left = (me + npes - 1) % npes;
     box = shoal_calloc(sh, 4, sizeof(int));
     CHECK_NONNULL(box, sh);
+    CHECK_OK(shoal_long_put(sh2, rbox, &lme, 1, shoal_my_pe(sh2)), sh2);
     CHECK_OK(shoal_int_put(sh, box + 2, &me, 1, right), sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     CHECK_OK(shoal_int_get(sh, &got, box + 2, 1, me), sh);
     CHECK_OK(shoal_pe_transport(sh, right, &tp), sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     CHECK_OK(shoal_free(sh, box), sh);
+    CHECK_OK(shoal_free(sh2, rbox), sh2);
+    CHECK_OK(shoal_finalize(sh2), NULL);
     CHECK_OK(shoal_finalize(sh), NULL);
+    MPI_Comm_free(&rev);
 
     fflush(stderr);
     CHECK(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
@@ -81,6 +95,11 @@ int main(int argc, char **argv)
                   "the put line lacks '%s':\n%s", tail, log);
     }
     CHECK_CONTAINS(log, "shoal TRACE shoal_int_get: 4 bytes from heap offset ");
+    {
+        char line[96];
+        snprintf(line, sizeof(line), ":%d shoal TRACE shoal_long_put: 8 bytes to heap offset ", npes - 1 - me);
+        CHECK_MSG(strstr(log, line) != NULL, "no '%s' in the log:\n%s", line, log);
+    }
     /* Subsystems not selected stay silent. */
     CHECK_MSG(strstr(log, "collective") == NULL, "COLL logged though not selected:\n%s", log);
     CHECK_MSG(strstr(log, "instance ready") == NULL, "INIT logged though not selected:\n%s", log);

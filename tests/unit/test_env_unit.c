@@ -81,6 +81,36 @@ int main(void)
     EXPECT(strstr(cfg.env_error, "SHOAL_P2P_LEVEL") != NULL);
     unsetenv("SHOAL_P2P_LEVEL");
 
+    /* Blanks around any value are dropped; an empty value is unset. */
+    setenv("SHOAL_CHECK", " FULL\t", 1);
+    setenv("SHOAL_HEAP_KIND", " host ", 1);
+    setenv("SHOAL_P2P_LEVEL", "", 1);
+    setenv("SHOAL_HEAP_SIZE", "  ", 1);
+    shoal_config_init(&cfg);
+    EXPECT(cfg.env_error[0] == '\0' && cfg.check == SHOAL_CHECK_FULL && cfg.heap_kind == SHOAL_HEAP_HOST &&
+           cfg.heap_size == 256ull << 20);
+    /* shoal_env_print: one line per variable, whatever the value holds. */
+    setenv("SHOAL_TOPO_FILE", "a\nb", 1);
+    {
+        FILE *f = tmpfile();
+        char text[8192];
+        size_t n;
+        EXPECT(f != NULL);
+        shoal_env_print(f);
+        rewind(f);
+        n = fread(text, 1, sizeof(text) - 1, f);
+        text[n] = '\0';
+        fclose(f);
+        EXPECT(strstr(text, "SHOAL_TOPO_FILE            a?b        (set; default unset)") != NULL);
+        EXPECT(strstr(text, "SHOAL_CHECK                 FULL") != NULL);
+        EXPECT(strstr(text, "SHOAL_DEBUG                (unset)    (default)") != NULL);
+    }
+    unsetenv("SHOAL_TOPO_FILE");
+    unsetenv("SHOAL_CHECK");
+    unsetenv("SHOAL_HEAP_KIND");
+    unsetenv("SHOAL_P2P_LEVEL");
+    unsetenv("SHOAL_HEAP_SIZE");
+
     /* Status strings: each names its enum, and unknown values say so. */
 #define CHECK_STATUS(name, value, desc)                                                  \
     EXPECT(strncmp(shoal_strerror(value), "SHOAL_" #name ":", strlen("SHOAL_" #name ":")) == 0);
