@@ -636,6 +636,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     shoal_t sh = NULL;
     unsigned disabled = 0;
     shoal_path_t p2p_level = SHOAL_PATH_SYS;
+    size_t heap_align;
     int rc, inter = 0;
     bool attr_set = false;
 
@@ -739,16 +740,14 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     SHOAL__PHASE(rc); /* on every PE, whatever its heap kind: it is collective */
     /* Whole blocks of the allocator's alignment: a heap of 1 byte holds
      * a 1-byte allocation. */
-    {
-        size_t align = sh->heap_kind == SHOAL_HEAP_GPU ? 256 : 64;
-        sh->heap_size = (sh->heap_size + align - 1) & ~(align - 1);
-    }
+    heap_align = sh->heap_kind == SHOAL_HEAP_GPU ? 256 : 64;
+    sh->heap_size = (sh->heap_size + heap_align - 1) & ~(heap_align - 1);
     SHOAL__PHASE(shoal__check_heap_symmetric(sh));
     if (sh->heap_kind == SHOAL_HEAP_HOST) SHOAL__PHASE(shoal__heap_host_precheck(sh));
     sh->peer_base = calloc((size_t)sh->n_pes, sizeof(char *));
     rc = sh->peer_base ? SHOAL_SUCCESS : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     if (rc == SHOAL_SUCCESS)
-        rc = shoal__alloc_init(&sh->alloc, sh->heap_size, sh->heap_kind == SHOAL_HEAP_GPU ? 256 : 64); /* as above */
+        rc = shoal__alloc_init(&sh->alloc, sh->heap_size, heap_align);
     SHOAL__PHASE(rc);
     SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
     SHOAL__PHASE(shoal__transports_select(sh));
