@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strdup, strcasecmp under -std=c11 */
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -386,13 +387,41 @@ static int shoal__xml_os_index_too_big(const shoal__xml_attr_t *a)
     return neg ? v != 0 : v > SHOAL__XML_MAX_OS_INDEX;
 }
 
+/* A CPU or NUMA set as hwloc writes it: comma-separated words of up to 16
+ * hex digits (with or without 0x; empty for a zero word, except the
+ * first), optionally after "0xf...f" (all bits above). hwloc 2.9's parser
+ * asserts (aborts the process) on some malformed ones, such as a leading
+ * comma. */
+static int shoal__xml_bitmap_ok(const shoal__xml_attr_t *a)
+{
+    const char *p = a->value, *end = a->value + a->value_len;
+
+    if (a->value_len >= 7 && memcmp(p, "0xf...f", 7) == 0) {
+        p += 7;
+        if (p == end) return 1;
+        if (*p++ != ',') return 0;
+    }
+    if (p == end || *p == ',') return 0;
+    for (;;) {
+        int digits = 0;
+        if (end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+        while (p < end && isxdigit((unsigned char)*p) && digits <= 16) p++, digits++;
+        if (digits > 16) return 0;
+        if (p == end) return 1;
+        if (*p++ != ',') return 0;
+        if (p == end) return 0; /* a trailing comma */
+        if (*p == ',') continue; /* an empty (zero) word */
+    }
+}
+
 /* The first <object> start tag hwloc must not see, with why in why[]:
  *  - a cpuset or nodeset without the complete_ one that hwloc always
  *    writes beside it: hwloc 2.9 dereferences the missing set in
  *    hwloc_topology_load and crashes (lstopo -i too);
  *  - an os_index above SHOAL__XML_MAX_OS_INDEX, or a PU or NUMA node
  *    without one (hwloc always writes theirs);
- *  - a type written with an entity (only the XML parser knows which).
+ *  - a type written with an entity (only the XML parser knows which);
+ *  - a set hwloc's parser could abort on (see shoal__xml_bitmap_ok).
  * Comments, CDATA sections and processing instructions are skipped. */
 static const char *shoal__xml_bad_object(const char *text, const char *end, char *why, size_t why_len)
 {
@@ -422,7 +451,15 @@ static const char *shoal__xml_bad_object(const char *text, const char *end, char
         if ((size_t)(end - p) < 7 || memcmp(p, "object", 6) != 0 || !(shoal__xml_space(p[6]) || p[6] == '>' || p[6] == '/'))
             continue;
         for (p += 6; shoal__xml_next_attr(&p, end, &a);) {
+            /* cpuset, nodeset, and their complete_ and allowed_ forms */
+            int is_set = (a.name_len >= 6 && memcmp(a.name + a.name_len - 6, "cpuset", 6) == 0) ||
+                         (a.name_len >= 7 && memcmp(a.name + a.name_len - 7, "nodeset", 7) == 0);
             for (int i = 0; i < 4; i++) sets[i] |= shoal__xml_attr_is(&a, set_names[i]);
+            if (is_set && !shoal__xml_bitmap_ok(&a)) {
+                snprintf(why, why_len, "its %.*s \"%.*s\" is not a set as hwloc writes them (hwloc could abort "
+                         "reading it)", (int)a.name_len, a.name, a.value_len > 24 ? 24 : (int)a.value_len, a.value);
+                return obj;
+            }
             if (shoal__xml_attr_is(&a, "type")) {
                 if (memchr(a.value, '&', a.value_len) != NULL) {
                     snprintf(why, why_len, "its type is written with an entity");

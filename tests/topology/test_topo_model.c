@@ -480,6 +480,24 @@ static void test_prescan(void)
                               "nodeset=\"0x00000001\" gp_index=\"8\""),
                       SHOAL_ERR_TOPOLOGY, "cpuset or nodeset without", NULL);
 
+    /* Sets hwloc 2.9's parser asserts on (a leading comma aborts the
+     * process), or that are not sets at all. */
+    expect_load_error(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\",0x00000002\""),
+                      SHOAL_ERR_TOPOLOGY, "its complete_cpuset \",0x00000002\" is not a set as hwloc writes them",
+                      "hwloc could abort");
+    expect_load_error(variant("nodeset=\"0x00000001\"", "nodeset=\"0x1,\""), SHOAL_ERR_TOPOLOGY,
+                      "its nodeset \"0x1,\"", NULL);
+    expect_load_error(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\"0x12345678901234567\""),
+                      SHOAL_ERR_TOPOLOGY, "is not a set as hwloc writes them", NULL);
+    expect_load_error(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\"0x2 \""), SHOAL_ERR_TOPOLOGY,
+                      "is not a set as hwloc writes them", NULL);
+    /* Zero words written empty, as hwloc writes sparse sets, load. */
+    t = NULL;
+    CHECK_EQ_INT(shoal_topo_load(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\"0x0,,,0x00000002\""),
+                                 &t),
+                 SHOAL_SUCCESS);
+    shoal_topo_destroy(t);
+
     /* The limit itself loads; so do refused forms inside a comment, CDATA
      * or a processing instruction, and attributes named like them. */
     t = NULL;
