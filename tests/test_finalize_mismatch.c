@@ -38,7 +38,6 @@ static void late_finalize(shoal_t sh)
 int main(int argc, char **argv)
 {
     shoal_t sh;
-    long *box, got = -1;
     double t0;
 
     MPI_Init(&argc, &argv);
@@ -78,12 +77,7 @@ int main(int argc, char **argv)
 
     /* Both were freed collectively: a new instance works, MPI_Finalize returns. */
     sh = fresh();
-    box = shoal_calloc(sh, 1, sizeof(long));
-    CHECK_NONNULL(box, sh);
-    CHECK_OK(shoal_long_p(sh, box, 7 + me, (me + 1) % npes), sh);
-    CHECK_OK(shoal_barrier_all(sh), sh);
-    CHECK_OK(shoal_long_g(sh, &got, box, me), sh);
-    CHECK_EQ_INT((int)got, 7 + (me + npes - 1) % npes);
+    test_ring_works(sh, 7);
     CHECK_OK(shoal_finalize(sh), NULL);
     if (me == 0) check_note("finalize mismatches resolved on %d PEs", npes);
     MPI_Finalize();

@@ -51,7 +51,6 @@ int main(int argc, char **argv)
 {
     shoal_config_t cfg;
     shoal_t sh = UNTOUCHED;
-    long *box, got = -1;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -144,13 +143,7 @@ int main(int argc, char **argv)
     /* Nothing was left behind: a good init works. */
     host_config(&cfg);
     CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
-    box = shoal_calloc(sh, 1, sizeof(long));
-    CHECK_NONNULL(box, sh);
-    CHECK_OK(shoal_long_p(sh, box, 100 + me, (me + 1) % npes), sh);
-    CHECK_OK(shoal_barrier_all(sh), sh);
-    CHECK_OK(shoal_long_g(sh, &got, box, me), sh);
-    CHECK_EQ_INT((int)got, 100 + (me + npes - 1) % npes);
-    CHECK_OK(shoal_free(sh, box), sh);
+    test_ring_works(sh, 100);
     CHECK_OK(shoal_finalize(sh), NULL);
     if (me == 0) check_note("init mistakes on PE %d failed on all %d PEs alike", bad, npes);
     MPI_Finalize();

@@ -179,6 +179,20 @@ void test_heap_write(shoal_t sh, void *heap_dst, const void *src, size_t n)
     }
 }
 
+void test_ring_works(shoal_t sh, long base)
+{
+    int me = shoal_my_pe(sh), npes = shoal_n_pes(sh);
+    long *box = shoal_calloc(sh, 1, sizeof(long)), got = -1;
+
+    CHECK_NONNULL(box, sh);
+    CHECK_OK(shoal_long_p(sh, box, base + me, (me + 1) % npes), sh);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    CHECK_OK(shoal_long_g(sh, &got, box, me), sh);
+    CHECK_MSG(got == base + (me + npes - 1) % npes, "PE %d holds %ld, expected %ld from its left neighbour", me, got,
+              base + (me + npes - 1) % npes);
+    CHECK_OK(shoal_free(sh, box), sh);
+}
+
 void test_heap_fill(shoal_t sh, void *heap_dst, int byte, size_t n)
 {
     void *tmp;

@@ -154,6 +154,10 @@ int test_heap_is_host(shoal_t sh);
 void test_heap_read(shoal_t sh, void *dst, const void *heap_src, size_t n);
 void test_heap_write(shoal_t sh, void *heap_dst, const void *src, size_t n);
 void test_heap_fill(shoal_t sh, void *heap_dst, int byte, size_t n);
+/* The instance works end to end (collective): a fresh calloc, a long put
+ * to the right neighbour, a barrier, the left neighbour's value (base +
+ * its PE) read back, the block freed. */
+void test_ring_works(shoal_t sh, long base);
 
 /* node_of[pe] for the n PEs of comm as the runtime should number them:
  * blocks of node_size ranks when node_size > 0, else the shared-memory nodes
