@@ -17,7 +17,10 @@
  *
  * Every operation on a remote PE is a plain load, store or atomic through
  * dev.peer_base[pe] + (ptr - dev.heap_base): the peer's heap mapped here by
- * CUDA IPC (NVLink or PCIe). Nothing goes through the host.
+ * CUDA IPC (NVLink or PCIe). Nothing goes through the host. Keep dev a
+ * kernel parameter (pass it on by reference, not copied into a local):
+ * the addresses of the PEs near this one (SHOAL_DEVICE_NEAR_PES, the GPUs
+ * of a node) are then read from the constant cache, not from memory.
  *
  * Errors. Calls that address a PE return a status from shoal.h and do
  * nothing on error; they never hang or drop data silently:
@@ -63,16 +66,17 @@
  *    then the signal store or add with release semantics; a receiver that
  *    sees the signal (shoal_dev_signal_wait_until, which acquires) sees the
  *    data. Signal words are uint64_t in the symmetric heap.
- *  - wait_until polls a word of the local heap with relaxed system-scope
- *    loads, then an acquire fence: what the writer stored before its release
- *    (a signal, or a p after a fence) is visible after it returns. An
+ *  - wait_until polls a word of the local heap with system-scope acquire
+ *    loads: what the writer stored before its release (a signal, or a p
+ *    after a fence) is visible after it returns. test is one such load. An
  *    unknown cmp is treated as already satisfied (it returns at once).
  *
  * Barriers. shoal_dev_barrier_all_block: exactly one block per PE calls it,
  * all its threads; every PE's block must be running at the same time (the
  * PEs' kernels co-resident), or it waits forever. It acts as quiet plus
  * arrival: stores issued before it by any thread of the block are visible
- * to every PE after it. shoal_dev_barrier_all_grid: every thread of a
+ * to every PE after it (the block meets, then one thread fences at system
+ * scope, signals every PE and waits for their signals). shoal_dev_barrier_all_grid: every thread of a
  * cooperative launch (cudaLaunchCooperativeKernel) calls it; orders the
  * stores of the whole grid. Outside a cooperative launch its behaviour is
  * undefined (CUDA offers no reliable way to tell such a launch). Both return SHOAL_ERR_UNSUPPORTED at once, before
@@ -171,6 +175,21 @@ enum { SHOAL__DEV_THREAD = 0, SHOAL__DEV_WARP = 1, SHOAL__DEV_BLOCK = 2 };
 
 typedef cuda::atomic_ref<unsigned int, cuda::thread_scope_system> shoal__dev_flag_ref;
 
+/* pe's heap and control area as mapped here (pe in range). PEs of the near
+ * window come from the struct itself, a kernel parameter read through the
+ * constant cache; the others from the device arrays, a global load that an
+ * acquire (which invalidates L1) sends to L2 each time. */
+static __device__ __forceinline__ char *shoal__dev_peer_base(const shoal_device_t &dev, int pe)
+{
+    unsigned k = (unsigned)(pe - dev.near_first);
+    return k < SHOAL_DEVICE_NEAR_PES ? dev.near_base[k] : dev.peer_base[pe];
+}
+static __device__ __forceinline__ unsigned int *shoal__dev_peer_ctrl(const shoal_device_t &dev, int pe)
+{
+    unsigned k = (unsigned)(pe - dev.near_first);
+    return k < SHOAL_DEVICE_NEAR_PES ? dev.near_ctrl[k] : dev.peer_ctrl[pe];
+}
+
 /* The peer address of [addr, addr + nbytes) of the symmetric heap on pe. */
 static __device__ __forceinline__ int shoal__dev_translate(const shoal_device_t &dev, const void *addr,
                                                            size_t nbytes, int pe, char **peer_p)
@@ -180,7 +199,7 @@ static __device__ __forceinline__ int shoal__dev_translate(const shoal_device_t 
 
     if ((unsigned)pe >= (unsigned)dev.n_pes) return SHOAL_ERR_PE;
     if (a < base || a - base > dev.heap_size || nbytes > dev.heap_size - (a - base)) return SHOAL_ERR_OUT_OF_BOUNDS;
-    peer_base = dev.peer_base[pe];
+    peer_base = shoal__dev_peer_base(dev, pe);
     if (peer_base == NULL) return SHOAL_ERR_UNSUPPORTED;
     *peer_p = peer_base + (a - base);
     return SHOAL_SUCCESS;
@@ -218,8 +237,9 @@ template <int Scope> static __device__ __forceinline__ void shoal__dev_sync(void
     }
 }
 
-/* Copy n bytes as words of W: bytes up to dst's W boundary, then W words
- * (four in flight per thread), then the tail bytes. dst and src must be
+/* Copy n bytes as words of W: bytes up to dst's W boundary, words up to its
+ * 128-byte boundary, then W words (four in flight per thread), then the
+ * tail words and bytes. dst and src must be
  * equally aligned modulo sizeof(W). Thread rank of size copies its share. */
 template <typename W>
 static __device__ __forceinline__ void shoal__dev_copy_as(char *dst, const char *src, size_t n, unsigned rank,
@@ -232,7 +252,17 @@ static __device__ __forceinline__ void shoal__dev_copy_as(char *dst, const char 
 
     W *d = (W *)(dst + head);
     const W *s = (const W *)(src + head);
-    size_t nw = (n - head) / w, i = rank;
+    size_t nw = (n - head) / w, i;
+    /* Words up to dst's 128-byte boundary, so that each warp of the main
+     * loop stores whole 128-byte lines (a misaligned stream costs about 5%
+     * over NVLink). */
+    size_t lead = ((128 - ((uintptr_t)d & 127)) & 127) / w;
+    if (lead > nw) lead = nw;
+    for (i = rank; i < lead; i += step) d[i] = s[i];
+    d += lead;
+    s += lead;
+    nw -= lead;
+    i = rank;
     for (; i + 3 * step < nw; i += 4 * step) {
         W a = s[i], b = s[i + step], c = s[i + 2 * step], e = s[i + 3 * step];
         d[i] = a;
@@ -241,7 +271,7 @@ static __device__ __forceinline__ void shoal__dev_copy_as(char *dst, const char 
         d[i + 3 * step] = e;
     }
     for (; i < nw; i += step) d[i] = s[i];
-    for (size_t j = head + nw * w + rank; j < n; j += step) dst[j] = src[j];
+    for (size_t j = head + (lead + nw) * w + rank; j < n; j += step) dst[j] = src[j];
 }
 
 /* The widest copy the relative alignment of dst and src allows. */
@@ -575,10 +605,11 @@ template <typename T> static __device__ __forceinline__ int shoal_dev_atomic_inc
 template <typename T>
 static __device__ __forceinline__ T shoal_dev_wait_until(T *ivar, int cmp, typename shoal__dev_same<T>::type value)
 {
+    /* An acquire load per poll (ld.acquire.sys) costs no more than a relaxed
+     * one, and ends the wait a fence (a full round to memory) sooner. */
     cuda::atomic_ref<T, cuda::thread_scope_system> w(*ivar);
-    T v = w.load(cuda::memory_order_relaxed);
-    while (!shoal__dev_compare<T>(v, cmp, value)) v = w.load(cuda::memory_order_relaxed);
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+    T v = w.load(cuda::memory_order_acquire);
+    while (!shoal__dev_compare<T>(v, cmp, value)) v = w.load(cuda::memory_order_acquire);
     return v;
 }
 
@@ -586,10 +617,8 @@ static __device__ __forceinline__ T shoal_dev_wait_until(T *ivar, int cmp, typen
 template <typename T>
 static __device__ __forceinline__ int shoal_dev_test(T *ivar, int cmp, typename shoal__dev_same<T>::type value)
 {
-    T v = cuda::atomic_ref<T, cuda::thread_scope_system>(*ivar).load(cuda::memory_order_relaxed);
-    if (!shoal__dev_compare<T>(v, cmp, value)) return 0;
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
-    return 1;
+    T v = cuda::atomic_ref<T, cuda::thread_scope_system>(*ivar).load(cuda::memory_order_acquire);
+    return shoal__dev_compare<T>(v, cmp, value) ? 1 : 0;
 }
 
 /* ------------------------------------------------------------ atomics and waits, typed */
@@ -723,79 +752,75 @@ static __device__ __forceinline__ int shoal_dev_put_signal_block(const shoal_dev
 
 /* ------------------------------------------------------------ barriers */
 
-/* Does this thread's share of the PEs all have control areas mapped here?
- * Threads rank of size split the check; the caller ORs the answers. */
-static __device__ __forceinline__ bool shoal__dev_barrier_unreachable(const shoal_device_t &dev, unsigned rank,
-                                                                      unsigned size)
+/* The PE phase, by one thread, with gen = this PE's generation + 1 (read
+ * before the block met, so that its load is off the critical path): a
+ * system fence (the block's earlier stores, which this thread observed
+ * through the block's barrier, become visible everywhere: cumulativity),
+ * store gen into my flag slot at every peer, then wait with acquire loads
+ * until every peer's flag in my control area reached it. Generations wrap;
+ * PEs are never more than one apart, so a signed difference compares them. */
+static __device__ __forceinline__ int shoal__dev_barrier_pes(const shoal_device_t &dev, unsigned gen)
 {
-    if (dev.n_pes > SHOAL_DEVICE_MAX_PES || dev.ctrl == NULL) return true;
-    for (int pe = (int)rank; pe < dev.n_pes; pe += (int)size)
-        if (dev.peer_ctrl[pe] == NULL || dev.peer_base[pe] == NULL) return true;
-    return false;
-}
-
-/* The PE phase, by one thread: raise my generation, store it into my flag
- * slot at every peer (release), then wait until every peer's flag in my
- * control area reached it. Generations wrap; PEs are never more than one
- * apart, so a signed difference compares them. */
-static __device__ __forceinline__ int shoal__dev_barrier_pes(const shoal_device_t &dev)
-{
-    shoal__dev_flag_ref gen_word(dev.ctrl[SHOAL_DEVICE_BARRIER_GEN]);
-    unsigned gen = gen_word.load(cuda::memory_order_relaxed) + 1;
     int n = dev.n_pes, me = dev.my_pe;
 
-    gen_word.store(gen, cuda::memory_order_relaxed);
+    __threadfence_system();
+    shoal__dev_flag_ref(dev.ctrl[SHOAL_DEVICE_BARRIER_GEN]).store(gen, cuda::memory_order_relaxed);
     for (int i = 1; i < n; i++) {
         int pe = me + i < n ? me + i : me + i - n;
-        shoal__dev_flag_ref(dev.peer_ctrl[pe][SHOAL_DEVICE_BARRIER_FLAGS + me]).store(gen, cuda::memory_order_release);
+        shoal__dev_flag_ref(shoal__dev_peer_ctrl(dev, pe)[SHOAL_DEVICE_BARRIER_FLAGS + me])
+            .store(gen, cuda::memory_order_relaxed);
     }
     for (int i = 1; i < n; i++) {
         int pe = me + i < n ? me + i : me + i - n;
         shoal__dev_flag_ref flag(dev.ctrl[SHOAL_DEVICE_BARRIER_FLAGS + pe]);
 #if SHOAL_DEV_TIMEOUT_NS > 0
         unsigned long long start = shoal__dev_now_ns();
-        for (unsigned spin = 1; (int)(flag.load(cuda::memory_order_relaxed) - gen) < 0; spin++)
+        for (unsigned spin = 1; (int)(flag.load(cuda::memory_order_acquire) - gen) < 0; spin++)
             if (spin % 1024 == 0 && shoal__dev_now_ns() - start > (unsigned long long)(SHOAL_DEV_TIMEOUT_NS))
                 return SHOAL_ERR_TIMEOUT;
 #else
-        while ((int)(flag.load(cuda::memory_order_relaxed) - gen) < 0) {
+        while ((int)(flag.load(cuda::memory_order_acquire) - gen) < 0) {
         }
 #endif
     }
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
     return SHOAL_SUCCESS;
+}
+
+/* This PE's next device-barrier generation. */
+static __device__ __forceinline__ unsigned shoal__dev_barrier_next(const shoal_device_t &dev)
+{
+    return shoal__dev_flag_ref(dev.ctrl[SHOAL_DEVICE_BARRIER_GEN]).load(cuda::memory_order_relaxed) + 1;
 }
 
 /* Barrier over all PEs, called by every thread of one block per PE. */
 static __device__ __forceinline__ int shoal_dev_barrier_all_block(const shoal_device_t &dev)
 {
-    unsigned rank = shoal__dev_block_rank();
+    unsigned gen = 0;
     int rc = SHOAL_SUCCESS;
 
-    __threadfence_system(); /* the block's earlier stores, before thread 0's release */
-    if (__syncthreads_or(shoal__dev_barrier_unreachable(dev, rank, shoal__dev_block_size())))
-        return SHOAL_ERR_UNSUPPORTED;
-    if (rank == 0) rc = shoal__dev_barrier_pes(dev);
+    if (!dev.barrier_ok) return SHOAL_ERR_UNSUPPORTED;
+    bool leader = shoal__dev_block_rank() == 0;
+    if (leader) gen = shoal__dev_barrier_next(dev);
+    __syncthreads(); /* the block's earlier stores, before the leader's fence */
+    if (leader) rc = shoal__dev_barrier_pes(dev, gen);
     return __syncthreads_or(rc != SHOAL_SUCCESS) ? SHOAL_ERR_TIMEOUT : SHOAL_SUCCESS;
 }
 
 /* Barrier over all PEs, called by every thread of a cooperative launch:
- * grid sync, block 0 runs the PE phase, grid sync. */
+ * grid sync, block 0's first thread runs the PE phase, grid sync. */
 static __device__ __forceinline__ int shoal_dev_barrier_all_grid(const shoal_device_t &dev)
 {
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-    unsigned rank = shoal__dev_block_rank();
+    unsigned gen = 0;
     int rc = SHOAL_SUCCESS;
 
     /* is_valid() is true in ordinary launches too on recent CUDA: a grid
      * barrier outside a cooperative launch cannot be detected (see the rules). */
-    if (!grid.is_valid()) return SHOAL_ERR_UNSUPPORTED;
-    /* every block reaches the same answer, so all return or none */
-    if (__syncthreads_or(shoal__dev_barrier_unreachable(dev, rank, shoal__dev_block_size())))
-        return SHOAL_ERR_UNSUPPORTED;
-    __threadfence_system();
-    grid.sync();
-    if (rank == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) rc = shoal__dev_barrier_pes(dev);
+    if (!grid.is_valid() || !dev.barrier_ok) return SHOAL_ERR_UNSUPPORTED;
+    bool leader = shoal__dev_block_rank() == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
+    if (leader) gen = shoal__dev_barrier_next(dev);
+    grid.sync(); /* the grid's earlier stores, before the leader's fence */
+    if (leader) rc = shoal__dev_barrier_pes(dev, gen);
     grid.sync();
     return rc;
 }

@@ -16,6 +16,12 @@ extern "C" {
 #define SHOAL_DEVICE_BARRIER_GEN 8192     /* this PE's device-barrier generation */
 #define SHOAL_DEVICE_MAX_PES 4096
 
+/* PEs whose peer addresses travel inside the struct (kernel parameter
+ * space, read through the constant cache) instead of the device arrays:
+ * the window near_first .. near_first + SHOAL_DEVICE_NEAR_PES - 1, which
+ * holds this PE and the load/store reachable PEs just below it. */
+#define SHOAL_DEVICE_NEAR_PES 8
+
 typedef struct shoal_device {
     int my_pe;                      /* this PE */
     int n_pes;                      /* PEs of the instance */
@@ -24,6 +30,10 @@ typedef struct shoal_device {
     char *const *peer_base;         /* device array [n_pes]: pe's heap mapped here, NULL if not load/store reachable */
     unsigned int *const *peer_ctrl; /* device array [n_pes]: pe's control area mapped here, or NULL */
     unsigned int *ctrl;             /* my control area */
+    int near_first;                 /* first PE of the near window */
+    int barrier_ok;                 /* 1: every PE's heap and control area are mapped here */
+    char *near_base[SHOAL_DEVICE_NEAR_PES];         /* peer_base[near_first + k], NULL past n_pes */
+    unsigned int *near_ctrl[SHOAL_DEVICE_NEAR_PES]; /* peer_ctrl[near_first + k], NULL past n_pes */
 } shoal_device_t;
 
 #ifdef __cplusplus

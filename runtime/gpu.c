@@ -314,6 +314,18 @@ int shoal__device_get(shoal_t sh, shoal_device_t *dev_p)
     dev_p->peer_base = g->dev_peer_base;
     dev_p->peer_ctrl = g->dev_peer_ctrl;
     dev_p->ctrl = (unsigned int *)g->ctrl;
+    /* The near window: this PE and the reachable PEs just below it. */
+    int first = sh->my_pe;
+    while (first > 0 && sh->my_pe - (first - 1) < SHOAL_DEVICE_NEAR_PES && sh->peer_base[first - 1] != NULL) first--;
+    dev_p->near_first = first;
+    for (int k = 0; k < SHOAL_DEVICE_NEAR_PES; k++) {
+        int pe = first + k;
+        dev_p->near_base[k] = pe < sh->n_pes ? sh->peer_base[pe] : NULL;
+        dev_p->near_ctrl[k] = pe < sh->n_pes ? (unsigned int *)g->peer_ctrl[pe] : NULL;
+    }
+    dev_p->barrier_ok = sh->n_pes <= SHOAL_DEVICE_MAX_PES && g->ctrl != NULL;
+    for (int pe = 0; pe < sh->n_pes && dev_p->barrier_ok; pe++)
+        dev_p->barrier_ok = sh->peer_base[pe] != NULL && g->peer_ctrl[pe] != NULL;
 out:
     return rc;
 }

@@ -6,7 +6,8 @@
  * shoal_dev_barrier_all_block with one block per PE, then the grid variant
  * in a cooperative launch, then the block variant again (the generation
  * carries over launches and variants, and the stream barrier in between
- * does not disturb it).
+ * does not disturb it), and once more reaching the peers through the device
+ * arrays instead of the struct's near window.
  *
  *   test_device_barrier [--iters N]   (default 100000) */
 #include <stdio.h>
@@ -131,6 +132,22 @@ int main(int argc, char **argv)
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaStreamSynchronize(st));
     check_dev_err(err, "shoal_dev_barrier_all_block after the grid barrier");
+    next += 1001;
+
+    /* 4. the block barrier with the peers' flags reached through the device
+     * arrays alone (no PE in the struct's near window) */
+    {
+        shoal_device_t far = dev;
+        far.near_first = npes;
+        for (int k = 0; k < SHOAL_DEVICE_NEAR_PES; k++) {
+            far.near_base[k] = NULL;
+            far.near_ctrl[k] = NULL;
+        }
+        block_barrier_kernel<<<1, 64, 0, st>>>(far, box, next, 1001, right, left, err);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaStreamSynchronize(st));
+        check_dev_err(err, "shoal_dev_barrier_all_block through the device arrays");
+    }
 
     SH_OK(sh, shoal_barrier_all(sh));
     CUDA_OK(cudaStreamDestroy(st));

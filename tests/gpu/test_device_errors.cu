@@ -170,6 +170,12 @@ static shoal_device_t unreachable_copy(const shoal_device_t &dev, int pe, char *
     shoal_device_t fake = dev;
     fake.peer_base = *base_p;
     fake.peer_ctrl = *ctrl_p;
+    unsigned k = (unsigned)(pe - dev.near_first);
+    if (k < SHOAL_DEVICE_NEAR_PES) {
+        fake.near_base[k] = NULL;
+        fake.near_ctrl[k] = NULL;
+    }
+    fake.barrier_ok = 0;
     return fake;
 }
 

@@ -378,6 +378,43 @@ int main(int argc, char **argv)
         SH_OK(sh, shoal_free(sh, ints));
     }
 
+    /* 6. The near window in the struct agrees with the device arrays, and
+     * the arrays alone (a PE outside the window) move the same data. */
+    {
+        char **base = (char **)calloc((size_t)npes, sizeof(char *));
+        unsigned **ctrl = (unsigned **)calloc((size_t)npes, sizeof(unsigned *));
+        int all = 1;
+        CHECK(base != NULL && ctrl != NULL);
+        CUDA_OK(cudaMemcpy(base, dev.peer_base, npes * sizeof(char *), cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(ctrl, dev.peer_ctrl, npes * sizeof(unsigned *), cudaMemcpyDeviceToHost));
+        CHECK_MSG(dev.near_first <= me && me < dev.near_first + SHOAL_DEVICE_NEAR_PES, "near window [%d, %d) for PE %d",
+                  dev.near_first, dev.near_first + SHOAL_DEVICE_NEAR_PES, me);
+        for (int k = 0; k < SHOAL_DEVICE_NEAR_PES; k++) {
+            int pe = dev.near_first + k;
+            CHECK_MSG(dev.near_base[k] == (pe < npes ? base[pe] : NULL), "near_base[%d] %p, PE %d's %p", k,
+                      (void *)dev.near_base[k], pe, pe < npes ? (void *)base[pe] : NULL);
+            CHECK_MSG(dev.near_ctrl[k] == (pe < npes ? ctrl[pe] : NULL), "near_ctrl[%d] %p, PE %d's %p", k,
+                      (void *)dev.near_ctrl[k], pe, pe < npes ? (void *)ctrl[pe] : NULL);
+        }
+        for (int pe = 0; pe < npes; pe++) all &= shoal_device_reachable(sh, pe) == 1;
+        CHECK_EQ_INT(dev.barrier_ok, all);
+        free(base);
+        free(ctrl);
+
+        shoal_device_t far = dev;
+        far.near_first = npes; /* no PE in the window */
+        for (int k = 0; k < SHOAL_DEVICE_NEAR_PES; k++) {
+            far.near_base[k] = NULL;
+            far.near_ctrl[k] = NULL;
+        }
+        run_case(sh, far, OP_PUT, SC_THREAD, 2, 64, 4099, 1, 5, sym_dst, sym_src, loc_src, loc_dst, d_status, kase++);
+        run_case(sh, far, OP_GET, SC_BLOCK, 3, 256, 65541, 16, 48, sym_dst, sym_src, loc_src, loc_dst, d_status, kase++);
+        run_case(sh, far, OP_PUT_NBI, SC_WARP, 2, 100, 4096, 0, 0, sym_dst, sym_src, loc_src, loc_dst, d_status,
+                 kase++);
+        check_note("near window [%d, %d), barrier_ok %d; puts and gets through the device arrays alone passed",
+                   dev.near_first, dev.near_first + SHOAL_DEVICE_NEAR_PES, dev.barrier_ok);
+    }
+
     cudaFree(tsrc);
     cudaFree(tdst);
     cudaFree(d_status);
