@@ -38,7 +38,9 @@ SHOAL_EXPORT int shoal_quiet_on_stream(shoal_t sh, cudaStream_t stream);
 /* Collective, ordered on stream: work after it on any PE's stream sees every
  * put enqueued before it on every PE. Between node-local GPUs it runs on the
  * GPU through flags in peer memory (no host round trip); otherwise the host
- * waits for the stream and runs shoal_barrier_all. */
+ * waits for the stream and runs the host barrier, as a call of its own: a
+ * PE in shoal_barrier_all meanwhile gets SHOAL_ERR_NOT_SYMMETRIC, as do the
+ * others. (On the GPU path such a mix waits: the host barrier times out.) */
 SHOAL_EXPORT int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
 
 /* Typed: put/get of nelems elements on a stream, and p: one value stored in

@@ -487,6 +487,12 @@ static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t
 }
 
 /* "shoal_malloc(1024 bytes)": a PE's call and argument, for mismatch messages. */
+/* Does collective coll allocate or free heap memory? */
+static bool shoal__coll_allocates(int coll)
+{
+    return coll == SHOAL__COLL_MALLOC || coll == SHOAL__COLL_FREE || coll >= SHOAL__COLL_COUNT;
+}
+
 static void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
 {
     unsigned long long a = (unsigned long long)arg;
@@ -568,8 +574,8 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
     free(all);
     return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                         "PEs disagree on a collective call (%s); every PE must make the same collective calls "
-                        "with the same sizes, in the same order; nothing was allocated or freed",
-                        msg);
+                        "with the same sizes, in the same order; %s",
+                        msg, shoal__coll_allocates(coll) ? "nothing was allocated or freed" : "no PE went through it");
 }
 
 /* Leaders agree across nodes: is everybody in the same call with the same
@@ -729,14 +735,18 @@ int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
     return rc;
 }
 
-int shoal__barrier_all(shoal_t sh)
+int shoal__barrier_all(shoal_t sh) { return shoal__barrier_as(sh, "shoal_barrier_all", SHOAL__COLL_BARRIER_ALL); }
+
+/* The host barrier, published as collective coll of API call call: a PE in
+ * shoal_barrier_all and one in the host path of shoal_barrier_all_on_stream
+ * do not pass each other's barrier, they get the mismatch. */
+int shoal__barrier_as(shoal_t sh, const char *call, int coll)
 {
-    static const char *call = "shoal_barrier_all";
     int rc;
 
     rc = shoal__quiet(sh, call);
     if (rc != SHOAL_SUCCESS) return rc;
-    rc = shoal__rendezvous(sh, call, SHOAL__COLL_BARRIER_ALL, 0);
+    rc = shoal__rendezvous(sh, call, coll, 0);
     if (rc != SHOAL_SUCCESS) return rc;
     /* Remote puts through MPI RMA completed at their origin's flush; make
      * them visible to this PE's plain loads (MPI's unified model). */

@@ -124,7 +124,7 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
 
     if (!shoal__stream_barrier_on_gpu(sh)) {
         SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(stream));
-        return shoal__barrier_all(sh);
+        return shoal__barrier_as(sh, call, SHOAL__COLL_BARRIER_STREAM);
     }
     SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));
     /* Flag word i of PE p's control area: the last generation PE i reached. */

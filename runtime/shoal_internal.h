@@ -316,6 +316,7 @@ SHOAL__HIDDEN int shoal__rma(shoal_t sh, const char *call, bool is_put, void *de
                              size_t n, int pe, int nbi);
 SHOAL__HIDDEN int shoal__quiet(shoal_t sh, const char *call);
 SHOAL__HIDDEN int shoal__barrier_all(shoal_t sh);
+SHOAL__HIDDEN int shoal__barrier_as(shoal_t sh, const char *call, int coll);
 
 /* Host heap (runtime/heap_host.c) and GPU heap (runtime/gpu.c). */
 SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);

@@ -12,7 +12,9 @@
  *   on one PE only, and against shoal_calloc(1, SIZE_MAX); shoal_align
  *   with an invalid alignment on one PE only.
  * Then the same mistakes made by every PE alike: freeing a pointer twice or
- * one never allocated (SHOAL_ERR_INVALID_ARG, collective, no hang).
+ * one never allocated (SHOAL_ERR_INVALID_ARG, collective, no hang). Last,
+ * collectives that allocate nothing: a barrier against shoal_sync_all, and
+ * against shoal_malloc.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -140,6 +142,36 @@ static void test_frees(void)
     check_usable();
 }
 
+/* Collectives that allocate nothing, mixed: shoal_barrier_all on the last
+ * PE, shoal_sync_all on the others, then a barrier against a malloc. Every
+ * PE gets the mismatch naming both calls; nobody goes through. */
+static void test_barriers(void)
+{
+    int last = me == npes - 1, rc, all = 0;
+    void *p = NULL;
+
+    rc = last ? shoal_barrier_all(sh) : shoal_sync_all(sh);
+    MPI_Allreduce((int[]){rc == SHOAL_ERR_NOT_SYMMETRIC}, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    CHECK_MSG(all, "barrier against sync_all: here %d (%s)", rc, shoal_last_error(sh));
+    CHECK_CONTAINS(shoal_last_error(sh), "PE 0: shoal_sync_all");
+    CHECK_CONTAINS(shoal_last_error(sh), "shoal_barrier_all");
+    CHECK_CONTAINS(shoal_last_error(sh), "no PE went through it");
+    if (me == 0) check_note("barrier against sync_all: %s", shoal_last_error(sh));
+
+    if (last)
+        rc = shoal_barrier_all(sh);
+    else
+        rc = (p = shoal_malloc(sh, 64)) != NULL                                       ? SHOAL_SUCCESS
+             : strstr(shoal_last_error(sh), "PEs disagree on a collective call") != NULL ? SHOAL_ERR_NOT_SYMMETRIC
+                                                                                          : -1;
+    MPI_Allreduce((int[]){rc == SHOAL_ERR_NOT_SYMMETRIC}, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    CHECK_MSG(all, "barrier against malloc: here %d (%s)", rc, shoal_last_error(sh));
+    CHECK_CONTAINS(shoal_last_error(sh), "PE 0: shoal_malloc(64 bytes)");
+    CHECK_CONTAINS(shoal_last_error(sh), last ? "no PE went through it" : "nothing was allocated or freed");
+    CHECK(p == NULL);
+    check_usable();
+}
+
 int main(int argc, char **argv)
 {
     shoal_config_t cfg;
@@ -155,6 +187,7 @@ int main(int argc, char **argv)
 
     test_allocs();
     test_frees();
+    test_barriers();
 
     if (me == 0)
         check_note("asymmetric allocation calls passed on %d PEs", npes);

@@ -161,10 +161,18 @@ int main(int argc, char **argv)
         CHECK_MSG(peer_ints != NULL, "shoal_ptr(%d) is NULL over %s", right, name);
         store_ints<<<4, 256>>>(peer_ints, 1024, 100 * me);
         CUDA_OK(cudaDeviceSynchronize());
-        SH_OK(sh, shoal_barrier_all(sh));
-        int h[1024];
-        CUDA_OK(cudaMemcpy(h, ints, sizeof(h), cudaMemcpyDeviceToHost));
-        for (int i = 0; i < 1024; i++) CHECK_EQ_INT(h[i], 100 * left + i);
+    }
+    /* Every PE meets, whether or not it stored (on two nodes some pairs
+     * are mpi_rma); the left neighbour stored here if it reaches us. */
+    SH_OK(sh, shoal_barrier_all(sh));
+    {
+        const char *left_name = NULL;
+        SH_OK(sh, shoal_pe_transport(sh, left, &left_name));
+        if (strcmp(left_name, "cuda_ipc") == 0 || left == me) {
+            int h[1024];
+            CUDA_OK(cudaMemcpy(h, ints, sizeof(h), cudaMemcpyDeviceToHost));
+            for (int i = 0; i < 1024; i++) CHECK_EQ_INT(h[i], 100 * left + i);
+        }
     }
 
     /* 5. Stream ordering: fill -> put_on_stream -> barrier_on_stream -> a
@@ -222,6 +230,24 @@ int main(int argc, char **argv)
     }
     SH_OK(sh, shoal_barrier_all(sh));
     SH_OK(sh, shoal_free(sh, dv));
+
+    /* One PE in shoal_barrier_all while the others are in the host path of
+     * shoal_barrier_all_on_stream (some PE is not reachable by the GPU's
+     * stream operations): neither passes the other's barrier, every PE gets
+     * the mismatch naming both calls, and the PEs stay in step. */
+    {
+        bool host_path = false;
+        for (int pe = 0; pe < npes; pe++) host_path |= shoal_device_reachable(sh, pe) == 0;
+        if (host_path) {
+            int brc = me == 0 ? shoal_barrier_all(sh) : shoal_barrier_all_on_stream(sh, st);
+            const char *m = shoal_last_error(sh);
+            CHECK_EQ_INT(brc, SHOAL_ERR_NOT_SYMMETRIC);
+            CHECK_MSG(strstr(m, "PE 0: shoal_barrier_all;") != NULL && strstr(m, "PE 1: shoal_barrier_all_on_stream"),
+                      "message: %s", m);
+            SH_OK(sh, shoal_barrier_all(sh));
+            check_note("barrier_all against barrier_all_on_stream: %s", m);
+        }
+    }
 
     /* bad input on the stream API */
     CHECK_EQ_INT(shoal_put_on_stream(sh, hdst, dsrc, 8, right, st), SHOAL_ERR_OUT_OF_BOUNDS);
