@@ -40,7 +40,10 @@ SHOAL_EXPORT int shoal_quiet_on_stream(shoal_t sh, cudaStream_t stream);
  * GPU through flags in peer memory (no host round trip); otherwise the host
  * waits for the stream and runs the host barrier, as a call of its own: a
  * PE in shoal_barrier_all meanwhile gets SHOAL_ERR_NOT_SYMMETRIC, as do the
- * others. (On the GPU path such a mix waits: the host barrier times out.) */
+ * others. On the GPU path the PEs meet on the GPU, and each host collective
+ * (barrier, allocation) checks that every PE made as many of these calls:
+ * one more or one fewer on some PE gives SHOAL_ERR_NOT_SYMMETRIC there
+ * (the streams involved wait until the missing call is made). */
 SHOAL_EXPORT int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
 
 /* Typed: put/get of nelems elements on a stream, and p: one value stored in

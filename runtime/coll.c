@@ -30,6 +30,7 @@ static const char *const shoal__coll_names[] = {
 
 const char *shoal__coll_name(int coll)
 {
+    coll = SHOAL__COLL_KIND(coll);
     if (coll == SHOAL__COLL_CALLOC || coll == SHOAL__COLL_CALLOC_BAD) return "shoal_calloc";
     if (coll >= SHOAL__COLL_ALIGN_BASE && coll <= SHOAL__COLL_ALIGN_BAD) return "shoal_align";
     if (coll < 0 || coll >= SHOAL__COLL_COUNT) return "an unknown call";
@@ -293,7 +294,7 @@ static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived
         return;
     }
     if (arrived >= gen) {
-        if (coll != (uint32_t)my_coll)
+        if (SHOAL__COLL_KIND(coll) != SHOAL__COLL_KIND(my_coll))
             shoal__list_add(&w->other, "PE %d (%sin %s)", pe, node, shoal__coll_name((int)coll));
         return;
     }
@@ -490,12 +491,14 @@ static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t
 /* Does collective coll allocate or free heap memory? */
 static bool shoal__coll_allocates(int coll)
 {
+    coll = SHOAL__COLL_KIND(coll);
     return coll == SHOAL__COLL_MALLOC || coll == SHOAL__COLL_FREE || coll >= SHOAL__COLL_COUNT;
 }
 
 static void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
 {
     unsigned long long a = (unsigned long long)arg;
+    coll = (uint64_t)SHOAL__COLL_KIND(coll);
     if (coll == SHOAL__COLL_MALLOC)
         snprintf(buf, len, "shoal_malloc(%llu bytes)", a);
     else if (coll == SHOAL__COLL_CALLOC_BAD)
@@ -560,6 +563,9 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
                             "some PE stopped answering; the instance can only be finalized now",
                             (shoal__call_str((uint64_t)coll, arg, one, sizeof(one)), one));
     }
+    bool streams_differ = false;
+    for (int p = 1; p < sh->n_pes; p++)
+        streams_differ |= SHOAL__COLL_STREAMS(all[2 + 2 * p]) != SHOAL__COLL_STREAMS(all[2]);
     for (int p = 0; p < sh->n_pes && n < sizeof(msg); p++) {
         const uint64_t *e = all + 2 + 2 * p;
         /* Show PE 0 and every PE that differs from it, up to a screenful. */
@@ -570,6 +576,9 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
         }
         shoal__call_str(e[0], e[1], one, sizeof(one));
         n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%sPE %d: %s", p ? "; " : "", p, one);
+        if (streams_differ && n < sizeof(msg))
+            n += (size_t)snprintf(msg + n, sizeof(msg) - n, " after %u shoal_barrier_all_on_stream",
+                                  (unsigned)SHOAL__COLL_STREAMS(e[0]));
     }
     free(all);
     return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
@@ -648,6 +657,9 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                             "an earlier collective failed midway, so PEs are out of step; only shoal_finalize "
                             "(local cleanup) is possible");
+    /* Fold in the GPU stream barriers (23 bits: coll stays a positive int).
+     * Not at finalize, which frees everything whatever streams still wait. */
+    if (coll != SHOAL__COLL_FINALIZE) coll |= (int)((sh->stream_barriers & 0x7fffffu) << 8);
     gen = ++sh->gen;
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_COLL, "%s: collective %llu (%s)", call, (unsigned long long)gen,
                shoal__coll_name(coll));

@@ -129,6 +129,7 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
     SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));
     /* Flag word i of PE p's control area: the last generation PE i reached. */
     gen = ++g->stream_gen;
+    sh->stream_barriers++;
     if (sh->n_pes == 2) {
         /* One write and one wait: two plain stream memory operations cost
          * less than a batch of two. */

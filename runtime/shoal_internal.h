@@ -185,6 +185,13 @@ enum {
 #undef SHOAL__COLL_ENUM
         SHOAL__COLL_COUNT
 };
+/* What a PE publishes for a host collective: the kind (SHOAL__COLL_*) in the
+ * low 8 bits, and above it the count of its shoal_barrier_all_on_stream
+ * calls that ran on the GPU (which meet on the GPU, not here): a PE that
+ * skipped one, or made one more, disagrees at its next host collective
+ * instead of leaving streams waiting on each other unseen. */
+#define SHOAL__COLL_KIND(coll) ((int)((uint32_t)(coll) & 0xffu))
+#define SHOAL__COLL_STREAMS(coll) ((uint32_t)(coll) >> 8)
 SHOAL__HIDDEN const char *shoal__coll_name(int coll);
 
 /* A PE's slot in its node's control block (one cache line each). */
@@ -268,6 +275,7 @@ struct shoal_instance {
     MPI_Win progress_win; /* a window whose RMA needs this PE's progress while it waits (GPU rings) */
     shoal__node_ctrl_t *ctrl;
     uint64_t gen;     /* rendezvous generation */
+    uint32_t stream_barriers; /* shoal_barrier_all_on_stream calls that ran on the GPU (see SHOAL__COLL_KIND) */
     bool broken;      /* a collective failed midway: finalize locally only */
     bool wait_sleep;  /* more PEs on the node than CPUs: long waits sleep */
 

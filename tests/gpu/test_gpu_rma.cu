@@ -231,7 +231,7 @@ int main(int argc, char **argv)
     SH_OK(sh, shoal_barrier_all(sh));
     SH_OK(sh, shoal_free(sh, dv));
 
-    /* One PE in shoal_barrier_all while the others are in the host path of
+    /* Mixed-up barriers. One PE in shoal_barrier_all while the others are in the host path of
      * shoal_barrier_all_on_stream (some PE is not reachable by the GPU's
      * stream operations): neither passes the other's barrier, every PE gets
      * the mismatch naming both calls, and the PEs stay in step. */
@@ -246,6 +246,23 @@ int main(int argc, char **argv)
                       "message: %s", m);
             SH_OK(sh, shoal_barrier_all(sh));
             check_note("barrier_all against barrier_all_on_stream: %s", m);
+        } else if (npes > 1) {
+            /* On the GPU path the stream barriers meet on the GPU. PE 0
+             * makes one more than the others: the next host collective
+             * says so on every PE; the others' matching call then lets
+             * PE 0's stream go on. */
+            if (me == 0) SH_OK(sh, shoal_barrier_all_on_stream(sh, st));
+            int brc = shoal_barrier_all(sh);
+            const char *m = shoal_last_error(sh);
+            CHECK_EQ_INT(brc, SHOAL_ERR_NOT_SYMMETRIC);
+            CHECK_MSG(strstr(m, "PE 0: shoal_barrier_all after ") != NULL &&
+                          strstr(m, "PE 1: shoal_barrier_all after ") != NULL &&
+                          strstr(m, " shoal_barrier_all_on_stream") != NULL,
+                      "message: %s", m);
+            if (me != 0) SH_OK(sh, shoal_barrier_all_on_stream(sh, st));
+            CUDA_OK(cudaStreamSynchronize(st));
+            SH_OK(sh, shoal_barrier_all(sh));
+            check_note("one barrier_all_on_stream more on PE 0: %s", m);
         }
     }
 
