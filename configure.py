@@ -402,7 +402,9 @@ headers = sorted(glob.glob('api/*.h') + glob.glob('api/*.cuh'))
 header_text = open('api/shoal.h').read() if os.path.isfile('api/shoal.h') else ''
 version = [(re.search(r'#define SHOAL_VERSION_%s (\d+)' % part, header_text) or [0, '0'])[1]
            for part in ('MAJOR', 'MINOR', 'PATCH')]
-soname = 'libshoal.so.' + version[0]
+# Before 1.0 a minor release may change the ABI (0.2: shoal_device_t grew),
+# so the soname carries the minor version too.
+soname = 'libshoal.so.' + (version[0] if version[0] != '0' else version[0] + '.' + version[1])
 
 # tests/TESTS: name source np labels timeout [VAR=VALUE ...] [-- args ...]
 TESTS_FILE = 'tests/TESTS'

@@ -19,8 +19,11 @@ extern "C" {
 #endif
 
 #define SHOAL_VERSION_MAJOR 0
-#define SHOAL_VERSION_MINOR 1
+#define SHOAL_VERSION_MINOR 2
 #define SHOAL_VERSION_PATCH 0
+/* Before 1.0 the ABI may change with the minor version, and the library's
+ * soname carries it (libshoal.so.0.2): 0.2 added the near window and
+ * barrier_ok to shoal_device_t. */
 /* One integer that orders releases: major * 10000 + minor * 100 + patch. */
 #define SHOAL_VERSION (SHOAL_VERSION_MAJOR * 10000 + SHOAL_VERSION_MINOR * 100 + SHOAL_VERSION_PATCH)
 

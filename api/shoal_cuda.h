@@ -42,8 +42,8 @@ SHOAL_EXPORT int shoal_quiet_on_stream(shoal_t sh, cudaStream_t stream);
  * PE in shoal_barrier_all meanwhile gets SHOAL_ERR_NOT_SYMMETRIC, as do the
  * others. On the GPU path the PEs meet on the GPU, and each host collective
  * (barrier, allocation) checks that every PE made as many of these calls:
- * one more or one fewer on some PE gives SHOAL_ERR_NOT_SYMMETRIC there
- * (the streams involved wait until the missing call is made). */
+ * one more or one fewer on some PE gives SHOAL_ERR_NOT_SYMMETRIC on every
+ * PE (the streams involved wait until the missing call is made). */
 SHOAL_EXPORT int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
 
 /* Typed: put/get of nelems elements on a stream, and p: one value stored in

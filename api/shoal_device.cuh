@@ -16,8 +16,11 @@
  *     }
  *
  * Every operation on a remote PE is a plain load, store or atomic through
- * dev.peer_base[pe] + (ptr - dev.heap_base): the peer's heap mapped here by
- * CUDA IPC (NVLink or PCIe). Nothing goes through the host. Keep dev a
+ * the peer's base + (ptr - dev.heap_base): the peer's heap mapped here by
+ * CUDA IPC (NVLink or PCIe). Nothing goes through the host. The base comes
+ * from dev.near_base for the PEs of the near window, else from the device
+ * array dev.peer_base; the struct is filled by shoal_device_get and is not
+ * meant to be edited. Keep dev a
  * kernel parameter (pass it on by reference, not copied into a local):
  * the addresses of the PEs near this one (SHOAL_DEVICE_NEAR_PES, the GPUs
  * of a node) are then read from the constant cache, not from memory.
@@ -27,7 +30,7 @@
  *   SHOAL_ERR_PE             pe is outside [0, n_pes)
  *   SHOAL_ERR_OUT_OF_BOUNDS  the symmetric range is not inside the heap
  *   SHOAL_ERR_UNSUPPORTED    pe's heap is not load/store reachable from this
- *                            GPU (peer_base[pe] == NULL: another node, no
+ *                            GPU (its base is NULL: another node, no
  *                            peer access); use the host API for such pairs
  *   SHOAL_ERR_INVALID_ARG    misaligned atomic or signal word, unknown op
  * The checks come in that order (put_signal: dest's, then the signal
@@ -80,7 +83,8 @@
  * cooperative launch (cudaLaunchCooperativeKernel) calls it; orders the
  * stores of the whole grid. Outside a cooperative launch its behaviour is
  * undefined (CUDA offers no reliable way to tell such a launch). Both return SHOAL_ERR_UNSUPPORTED at once, before
- * touching any flag, when some PE is not load/store reachable. Compile with
+ * touching any flag, when some PE is not load/store reachable (dev.barrier_ok,
+ * computed by shoal_device_get, is 0). Compile with
  * -DSHOAL_DEV_TIMEOUT_NS=<ns> to make a barrier that waits longer than that
  * return SHOAL_ERR_TIMEOUT (the grid variant reports it to block 0's thread
  * 0 only); the default 0 waits forever. Both variants share one
@@ -181,12 +185,12 @@ typedef cuda::atomic_ref<unsigned int, cuda::thread_scope_system> shoal__dev_fla
  * acquire (which invalidates L1) sends to L2 each time. */
 static __device__ __forceinline__ char *shoal__dev_peer_base(const shoal_device_t &dev, int pe)
 {
-    unsigned k = (unsigned)(pe - dev.near_first);
+    unsigned k = (unsigned)pe - (unsigned)dev.near_first;
     return k < SHOAL_DEVICE_NEAR_PES ? dev.near_base[k] : dev.peer_base[pe];
 }
 static __device__ __forceinline__ unsigned int *shoal__dev_peer_ctrl(const shoal_device_t &dev, int pe)
 {
-    unsigned k = (unsigned)(pe - dev.near_first);
+    unsigned k = (unsigned)pe - (unsigned)dev.near_first;
     return k < SHOAL_DEVICE_NEAR_PES ? dev.near_ctrl[k] : dev.peer_ctrl[pe];
 }
 
@@ -818,8 +822,10 @@ static __device__ __forceinline__ int shoal_dev_barrier_all_grid(const shoal_dev
      * barrier outside a cooperative launch cannot be detected (see the rules). */
     if (!grid.is_valid() || !dev.barrier_ok) return SHOAL_ERR_UNSUPPORTED;
     bool leader = shoal__dev_block_rank() == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
-    if (leader) gen = shoal__dev_barrier_next(dev);
     grid.sync(); /* the grid's earlier stores, before the leader's fence */
+    /* The generation is read after the grid met: another block of this
+     * grid may have been in a block barrier until then. */
+    if (leader) gen = shoal__dev_barrier_next(dev);
     if (leader) rc = shoal__dev_barrier_pes(dev, gen);
     grid.sync();
     return rc;

@@ -18,8 +18,10 @@ extern "C" {
 
 /* PEs whose peer addresses travel inside the struct (kernel parameter
  * space, read through the constant cache) instead of the device arrays:
- * the window near_first .. near_first + SHOAL_DEVICE_NEAR_PES - 1, which
- * holds this PE and the load/store reachable PEs just below it. */
+ * the window near_first .. near_first + SHOAL_DEVICE_NEAR_PES - 1. It starts
+ * at the lowest of the load/store reachable PEs just below this one (this
+ * PE if none), so it holds the GPUs of a node numbered consecutively; its
+ * entries are NULL where the device arrays' are (unreachable, past n_pes). */
 #define SHOAL_DEVICE_NEAR_PES 8
 
 typedef struct shoal_device {

@@ -129,7 +129,6 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
     SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));
     /* Flag word i of PE p's control area: the last generation PE i reached. */
     gen = ++g->stream_gen;
-    sh->stream_barriers++;
     if (sh->n_pes == 2) {
         /* One write and one wait: two plain stream memory operations cost
          * less than a batch of two. */
@@ -140,6 +139,7 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
             cr = g->wait_value32(stream, (CUdeviceptr)(g->ctrl + sizeof(uint32_t) * (size_t)peer), gen,
                                  CU_STREAM_WAIT_VALUE_GEQ);
         if (cr != CUDA_SUCCESS) goto driver_fail;
+        sh->stream_barriers++; /* counted once enqueued (see SHOAL__COLL_KIND) */
         return SHOAL_SUCCESS;
     }
     /* Phase 0 writes my generation into every peer's flag for me; phase 1
@@ -171,6 +171,7 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
         cr = g->batch_mem_op(stream, nops, ops, 0);
         if (cr != CUDA_SUCCESS) goto driver_fail;
     }
+    sh->stream_barriers++;
 out:
     return rc;
 driver_fail:

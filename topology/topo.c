@@ -161,6 +161,17 @@ static int shoal__gpus_find(shoal_topo_t topo)
     /* hwloc lists PCI devices in tree order; users count GPUs in bus order,
      * as CUDA_DEVICE_ORDER=PCI_BUS_ID and nvidia-smi do. */
     qsort(topo->gpus, (size_t)topo->n_gpus, sizeof(*topo->gpus), shoal__gpu_cmp);
+    /* Two GPUs at one PCI address (an XML edited or merged by hand): which
+     * one a CUDA device is cannot be told, so the pairs would be wrong. */
+    for (i = 1; i < topo->n_gpus; i++)
+        if (shoal__gpu_cmp(&topo->gpus[i - 1], &topo->gpus[i]) == 0) {
+            char id[16];
+            shoal__topo_busid(topo->gpus[i].pci, id);
+            return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                                     "shoal_topo_load: two GPUs have PCI bus id %s; a topology lists each PCI "
+                                     "device once (was the XML edited or merged by hand?)",
+                                     id);
+        }
 
     for (i = 0; i < topo->n_gpus; i++) {
         shoal__topo_gpu_t *g = &topo->gpus[i];

@@ -7,7 +7,8 @@
  * in a cooperative launch, then the block variant again (the generation
  * carries over launches and variants, and the stream barrier in between
  * does not disturb it), and once more reaching the peers through the device
- * arrays instead of the struct's near window.
+ * arrays instead of the struct's near window; last, both barriers mixed in
+ * one cooperative launch.
  *
  *   test_device_barrier [--iters N]   (default 100000) */
 #include <stdio.h>
@@ -56,6 +57,30 @@ __global__ void grid_barrier_kernel(shoal_device_t dev, unsigned long long *box,
         DCHECK_EQ_AT(err, i, shoal_dev_p(dev, &slot[g], stamp(i, dev.my_pe, g), right), SHOAL_SUCCESS);
         DCHECK_EQ_AT(err, i, shoal_dev_barrier_all_grid(dev), SHOAL_SUCCESS);
         DCHECK_EQ_AT(err, i, slot[u], stamp(i, left, u));
+    }
+}
+
+/* A cooperative launch mixing both barriers: each round the last block
+ * alone goes through a block barrier, then the whole grid through a grid
+ * barrier (so the grid barrier's leader, block 0, may arrive while the last
+ * block is still in its block barrier). Block rounds use blk (2 slots of
+ * blockDim words), grid rounds grd (2 slots of one word per thread). */
+__global__ void mixed_barrier_kernel(shoal_device_t dev, unsigned long long *blk, unsigned long long *grd,
+                                     unsigned first, unsigned rounds, int right, int left, dev_err_t *err)
+{
+    unsigned n = gridDim.x * blockDim.x, g = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned t = threadIdx.x, u = (t + 37) % blockDim.x, ug = (g + blockDim.x * (gridDim.x / 2) + 1) % n;
+    for (unsigned i = first; i < first + rounds; i++) {
+        if (blockIdx.x == gridDim.x - 1) {
+            unsigned long long *slot = blk + (size_t)(i & 1) * blockDim.x;
+            DCHECK_EQ_AT(err, i, shoal_dev_p(dev, &slot[t], stamp(i, dev.my_pe, t), right), SHOAL_SUCCESS);
+            DCHECK_EQ_AT(err, i, shoal_dev_barrier_all_block(dev), SHOAL_SUCCESS);
+            DCHECK_EQ_AT(err, i, slot[u], stamp(i, left, u));
+        }
+        unsigned long long *slot = grd + (size_t)(i & 1) * n;
+        DCHECK_EQ_AT(err, i, shoal_dev_p(dev, &slot[g], stamp(i, dev.my_pe, g), right), SHOAL_SUCCESS);
+        DCHECK_EQ_AT(err, i, shoal_dev_barrier_all_grid(dev), SHOAL_SUCCESS);
+        DCHECK_EQ_AT(err, i, slot[ug], stamp(i, left, ug));
     }
 }
 
@@ -147,6 +172,24 @@ int main(int argc, char **argv)
         CUDA_OK(cudaGetLastError());
         CUDA_OK(cudaStreamSynchronize(st));
         check_dev_err(err, "shoal_dev_barrier_all_block through the device arrays");
+    }
+
+    /* 5. both barriers in one cooperative launch */
+    {
+        unsigned long long *blk = (unsigned long long *)shoal_calloc(sh, 2 * (size_t)block_threads, 8);
+        unsigned long long *grd = (unsigned long long *)shoal_calloc(sh, 2 * (size_t)grid * block_threads, 8);
+        unsigned first = 0, rounds = iters < 2000 ? iters : 2000;
+        void *args[] = {&dev, &blk, &grd, &first, &rounds, &right, &left, &err};
+        CHECK_MSG(blk != NULL && grd != NULL, "shoal_calloc: %s", shoal_last_error(sh));
+        SH_OK(sh, shoal_barrier_all(sh));
+        CUDA_OK(cudaLaunchCooperativeKernel((const void *)mixed_barrier_kernel, dim3(grid), dim3(block_threads), args,
+                                            0, st));
+        CUDA_OK(cudaStreamSynchronize(st));
+        check_dev_err(err, "shoal_dev_barrier_all_block then shoal_dev_barrier_all_grid in one cooperative launch");
+        check_note("%u rounds of a block barrier by the last block, then a grid barrier", rounds);
+        SH_OK(sh, shoal_barrier_all(sh));
+        SH_OK(sh, shoal_free(sh, grd));
+        SH_OK(sh, shoal_free(sh, blk));
     }
 
     SH_OK(sh, shoal_barrier_all(sh));

@@ -379,6 +379,8 @@ static void expect_load_error(const char *path, int status, const char *needle1,
     if (needle2) CHECK_CONTAINS(shoal_topo_last_error(), needle2);
 }
 
+static const char *variant_of(const char *name, const char *from, const char *to);
+
 static void test_errors(void)
 {
     expect_load_error(fixture("no-such-machine.xml"), SHOAL_ERR_TOPOLOGY, "cannot open topology file", "no-such-machine.xml");
@@ -390,6 +392,9 @@ static void test_errors(void)
     expect_load_error(fixture("bad/no-complete-cpuset.xml"), SHOAL_ERR_TOPOLOGY, "cpuset or nodeset without",
                       "hwloc would crash loading it");
     expect_load_error(fixture("bad"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", NULL);
+    /* The second H200 given the first one's bus id. */
+    expect_load_error(variant_of("h200x2-pcie.xml", "pci_busid=\"0000:00:07.0\"", "pci_busid=\"0000:00:06.0\""),
+                      SHOAL_ERR_TOPOLOGY, "two GPUs have PCI bus id 0000:00:06.0", "each PCI device once");
     expect_load_error("", SHOAL_ERR_INVALID_ARG, "empty topology file name", NULL);
     CHECK_EQ_INT(shoal_topo_load(fixture("h200x2-nv18.xml"), NULL), SHOAL_ERR_INVALID_ARG);
     CHECK_CONTAINS(shoal_topo_last_error(), "topo_p is NULL");
