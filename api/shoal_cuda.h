@@ -33,7 +33,11 @@ SHOAL_EXPORT int shoal_put_on_stream(shoal_t sh, void *dest, const void *src, si
 SHOAL_EXPORT int shoal_get_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe,
                                      cudaStream_t stream);
 /* Work enqueued on stream after this waits for every operation this PE
- * issued (blocking, nbi and on other streams) to complete. */
+ * issued on the host (blocking and nbi) to complete. Stream operations are
+ * ordered by their own stream: a put enqueued on stream A is not waited
+ * for by a quiet, barrier or shoal_free on stream B or on the host; join A
+ * first (an event, or a quiet enqueued on A), and never shoal_free a block
+ * that a stream operation still writes or reads. */
 SHOAL_EXPORT int shoal_quiet_on_stream(shoal_t sh, cudaStream_t stream);
 /* Collective, ordered on stream: work after it on any PE's stream sees every
  * put enqueued before it on every PE. Between node-local GPUs it runs on the

@@ -1,4 +1,5 @@
 /* The environment table: parsing, defaults, shoal_config_init, print-all. */
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -31,17 +32,17 @@ static const shoal__env_var_t *shoal__env_find(const char *name)
     return NULL;
 }
 
-/* Skip leading and trailing blanks: " 64k " is as good as "64k". NULL
+/* Skip leading and trailing blanks (isspace): " 64k " is as good as "64k". NULL
  * when the rest does not fit in buf: a value cut short could parse as
  * something it is not ("64k" followed by many blanks and garbage). */
 static const char *shoal__trim(const char *s, char *buf, size_t len)
 {
     size_t n;
-    while (*s == ' ' || *s == '\t') s++;
+    while (isspace((unsigned char)*s)) s++;
     if (strlen(s) >= len) return NULL;
     snprintf(buf, len, "%s", s);
     n = strlen(buf);
-    while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\n')) buf[--n] = '\0';
+    while (n > 0 && isspace((unsigned char)buf[n - 1])) buf[--n] = '\0';
     return buf;
 }
 
@@ -78,6 +79,7 @@ int shoal__parse_size(const char *s, size_t *value_p)
     if (errno != 0 || end == s) return SHOAL_ERR_ENV;
     switch (*end) {
     case '\0': break;
+    case 'b': case 'B': break; /* "4096B": the B below */
     case 'k': case 'K': mult = 1ull << 10; end++; break;
     case 'm': case 'M': mult = 1ull << 20; end++; break;
     case 'g': case 'G': mult = 1ull << 30; end++; break;

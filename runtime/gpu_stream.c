@@ -16,28 +16,38 @@
         }                                                                                \
     } while (0)
 
+/* Before a put or get that cannot be stream-ordered: wait for the stream.
+ * A host heap in a process without a usable CUDA driver or device has no
+ * stream work to wait for (the call then acts like the host one). */
+static int shoal__stream_wait(shoal_t sh, const char *call, cudaStream_t stream)
+{
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e == cudaSuccess) return SHOAL_SUCCESS;
+    if (sh->gpu == NULL && (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)) {
+        (void)cudaGetLastError();
+        return SHOAL_SUCCESS;
+    }
+    return shoal__cuda_error(sh, call, "cudaStreamSynchronize(stream)", e);
+}
+
 int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
                          cudaStream_t stream)
 {
-    const void *remote = is_put ? dest : src;
     int rc = SHOAL_SUCCESS;
+    size_t off;
     char *peer;
 
     if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
         return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
     if (SHOAL__UNLIKELY(n == 0)) return SHOAL_SUCCESS;
+    /* The host API's checks (allocation bounds, overlap), before any wait. */
+    SHOAL__CHECK(shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off));
     if (SHOAL__UNLIKELY(sh->heap_kind != SHOAL_HEAP_GPU || sh->peer_base[pe] == NULL)) {
         /* Not stream-capable: wait for the stream, then move the data now. */
-        SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(stream));
+        SHOAL__CHECK(shoal__stream_wait(sh, call, stream));
         return shoal__rma(sh, call, is_put, dest, src, n, pe, 0);
     }
-    if (SHOAL__UNLIKELY((is_put ? src : dest) == NULL))
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%s buffer is NULL", is_put ? "source" : "destination");
-    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, remote, n)))
-        return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
-                            "%s range [%p, +%zu) is not inside the symmetric heap (target PE %d)",
-                            is_put ? "destination" : "source", remote, n, pe);
-    peer = sh->peer_base[pe] + ((const char *)remote - sh->heap_base);
+    peer = sh->peer_base[pe] + off;
     if (is_put)
         SHOAL__CUDA_CHECK(sh, call, cudaMemcpyAsync(peer, src, n, cudaMemcpyDefault, stream));
     else
@@ -57,17 +67,17 @@ int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *val
     CUresult cr;
     char *peer;
 
+    size_t off;
+
     if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
         return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    SHOAL__CHECK(shoal__rma_check(sh, call, true, dest, value, n, pe, &off));
     if (SHOAL__UNLIKELY(sh->heap_kind != SHOAL_HEAP_GPU || sh->peer_base[pe] == NULL || (n != 4 && n != 8) ||
                         ((uintptr_t)dest % n) != 0)) {
-        SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(stream));
+        SHOAL__CHECK(shoal__stream_wait(sh, call, stream));
         return shoal__rma(sh, call, true, dest, value, n, pe, 0);
     }
-    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, dest, n)))
-        return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
-                            "destination %p is not inside the symmetric heap (target PE %d)", dest, pe);
-    peer = sh->peer_base[pe] + ((const char *)dest - sh->heap_base);
+    peer = sh->peer_base[pe] + off;
     if (n == 8) {
         uint64_t v;
         memcpy(&v, value, 8);
@@ -123,7 +133,7 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
     CUresult cr;
 
     if (!shoal__stream_barrier_on_gpu(sh)) {
-        SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(stream));
+        SHOAL__CHECK(shoal__stream_wait(sh, call, stream));
         return shoal__barrier_as(sh, call, SHOAL__COLL_BARRIER_STREAM);
     }
     SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));

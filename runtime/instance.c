@@ -513,10 +513,13 @@ static int shoal__transports_select(shoal_t sh)
             return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_init",
                                 "no transport reaches PE %d (node %d) from this %s heap: %s", pe, sh->pe_node[pe],
                                 sh->heap_kind == SHOAL_HEAP_GPU ? "GPU" : "host",
-                                sh->heap_kind == SHOAL_HEAP_GPU
-                                    ? "GPU heaps on different nodes are not reachable yet (no inter-node GPU "
-                                      "path), or staged is disabled; use SHOAL_HEAP_KIND=host"
-                                    : "every transport that applies is disabled");
+                                sh->heap_kind != SHOAL_HEAP_GPU
+                                    ? "every transport that applies is disabled"
+                                    : sh->pe_node[pe] == sh->node_id
+                                        ? "on one node a GPU heap needs cuda_ipc (peer access within "
+                                          "SHOAL_P2P_LEVEL) or staged, and neither applies or is enabled"
+                                        : "the staging rings that carry mpi_rma to GPU heaps of other nodes are "
+                                          "missing");
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "PE %d -> %s", pe, sh->pe_tp[pe]->name);
     }
     return SHOAL_SUCCESS;

@@ -38,19 +38,16 @@ static int shoal__range_error(shoal_t sh, const char *call, const char *what, co
                         what, ptr, n, n - (size_t)(sh->heap_size - (p - b)), pe);
 }
 
-static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
-                                int pe, int nbi)
+int shoal__rma_check(shoal_t sh, const char *call, bool is_put, const void *dest, const void *src, size_t n, int pe,
+                     size_t *off_p)
 {
     const void *remote = is_put ? dest : src;
     const void *local = is_put ? src : dest;
-    const shoal__transport_t *tp;
-    unsigned bit;
     size_t off;
     int rc;
 
     if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
         return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
-    if (SHOAL__UNLIKELY(n == 0)) return SHOAL_SUCCESS;
     if (SHOAL__UNLIKELY(local == NULL))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%s buffer is NULL", is_put ? "source" : "destination");
     if (SHOAL__UNLIKELY(!shoal__in_heap(sh, remote, n)))
@@ -81,6 +78,23 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
                                 "%zu of PE %d%s",
                                 n, local, (void *)r, off, pe, pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
     }
+    *off_p = off;
+    return SHOAL_SUCCESS;
+}
+
+static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
+                                int pe, int nbi)
+{
+    const shoal__transport_t *tp;
+    unsigned bit;
+    size_t off;
+    int rc;
+
+    if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
+        return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    if (SHOAL__UNLIKELY(n == 0)) return SHOAL_SUCCESS;
+    rc = shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off);
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     tp = sh->pe_tp[pe];
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %zu bytes %s heap offset %zu of PE %d over %s", call, n,
                is_put ? "to" : "from", off, pe, tp->name);

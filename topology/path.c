@@ -60,7 +60,11 @@ shoal_path_t shoal__topo_pci_path(hwloc_obj_t a, hwloc_obj_t b)
 
     na = shoal__cpu_side(a);
     nb = shoal__cpu_side(b);
-    if (na && nb && na->nodeset && nb->nodeset && hwloc_bitmap_isequal(na->nodeset, nb->nodeset))
+    /* One NUMA node both: NODE. Host bridges attached to a multi-node
+     * machine as a whole (the kernel gave no NUMA node for them) may be on
+     * different sockets: SYS. */
+    if (na && nb && na->nodeset && nb->nodeset && hwloc_bitmap_isequal(na->nodeset, nb->nodeset) &&
+        hwloc_bitmap_weight(na->nodeset) == 1)
         return SHOAL_PATH_NODE;
     return SHOAL_PATH_SYS;
 }

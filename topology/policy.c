@@ -197,21 +197,21 @@ int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, cons
         path = (shoal_path_t)topo->paths[a->gpu * topo->n_gpus + b->gpu];
         shoal__why_add(&w, "same node, ");
         shoal__why_path(&w, topo, a->gpu, b->gpu);
+        /* GPU heaps of one node: load/store or the node's staging rings
+         * (mpi_rma reaches GPU heaps of other nodes only). */
         if (path <= policy->p2p_level) {
             shoal__why_add(&w, ", within SHOAL_P2P_LEVEL=%s", shoal_path_name(policy->p2p_level));
-            rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_CUDA_IPC, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_MPI_RMA,
-                             SHOAL_TRANSPORT_COUNT);
+            rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_CUDA_IPC, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_COUNT);
         } else {
             shoal__why_add(&w, ", beyond SHOAL_P2P_LEVEL=%s", shoal_path_name(policy->p2p_level));
-            rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
+            rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_COUNT);
         }
         if (rc < 0) goto out_none;
     } else if (a->gpu >= 0 || b->gpu >= 0) {
-        /* One GPU heap, one host heap: the GPU side stages through host memory. */
-        shoal__why_add(&w, "same node, PE %d has a %s heap and PE %d a %s heap", a->pe, a->gpu >= 0 ? "GPU" : "host",
-                       b->pe, b->gpu >= 0 ? "GPU" : "host");
-        rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
-        if (rc < 0) goto out_none;
+        /* shoal_init refuses heaps of different kinds. */
+        shoal__why_add(&w, "PE %d has a %s heap and PE %d a %s heap: every PE's heap must be of one kind", a->pe,
+                       a->gpu >= 0 ? "GPU" : "host", b->pe, b->gpu >= 0 ? "GPU" : "host");
+        goto out_none;
     } else {
         shoal__why_add(&w, "same node, host heaps");
         rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_SHM, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);

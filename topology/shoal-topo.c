@@ -12,6 +12,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strtok_r, strcasecmp under -std=c11 */
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -74,7 +75,7 @@ static void tool_usage(FILE *out)
             "  --json             print JSON (schema: topology/README.md)\n"
             "  --pes N            place N PEs on one node, PE i on GPU i %% #GPUs\n"
             "                     (host heaps when there is no GPU)\n"
-            "  --map G0,G1,...    place PE i on GPU Gi; -1 or 'host' for a host heap;\n"
+            "  --map G0,G1,...    place PE i on GPU Gi, or all on host heaps (-1 or 'host');\n"
             "                     PEs may share a GPU\n"
             "  --p2p-level LEVEL  worst path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS\n"
             "                     (default: $SHOAL_P2P_LEVEL, else SYS)\n"
@@ -153,6 +154,23 @@ static int tool_under_mpiexec(void)
     return 0;
 }
 
+/* A SHOAL_* variable as the runtime reads it: blanks around the value
+ * dropped, and a blank value the same as none (NULL). */
+static const char *tool_env(const char *name, char *buf, size_t len)
+{
+    const char *v = getenv(name), *end;
+
+    if (!v) return NULL;
+    while (isspace((unsigned char)*v)) v++;
+    end = v + strlen(v);
+    while (end > v && isspace((unsigned char)end[-1])) end--;
+    if (end == v) return NULL;
+    if ((size_t)(end - v) >= len) return getenv(name); /* too long for any valid value: refused as it is */
+    memcpy(buf, v, (size_t)(end - v));
+    buf[end - v] = '\0';
+    return buf;
+}
+
 /* 0 to go on, 1 on error, 2 after --help. */
 static int tool_parse(int argc, char **argv, tool_opts_t *o)
 {
@@ -163,9 +181,12 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
     o->pes = -1;
     o->policy.p2p_level = SHOAL_PATH_SYS;
     /* The runtime's own parsers: what it refuses, the tool refuses. */
-    if ((env = getenv("SHOAL_P2P_LEVEL")) && *env && shoal_topo_parse_p2p_level(env, &o->policy.p2p_level) < 0)
+    char ebuf[512];
+    if ((env = tool_env("SHOAL_P2P_LEVEL", ebuf, sizeof(ebuf))) &&
+        shoal_topo_parse_p2p_level(env, &o->policy.p2p_level) < 0)
         return tool_fail("SHOAL_P2P_LEVEL: %s", shoal_topo_last_error());
-    if ((env = getenv("SHOAL_TRANSPORT_DISABLE")) && shoal_topo_parse_disable(env, &o->policy.disabled) < 0)
+    if ((env = tool_env("SHOAL_TRANSPORT_DISABLE", ebuf, sizeof(ebuf))) &&
+        shoal_topo_parse_disable(env, &o->policy.disabled) < 0)
         return tool_fail("SHOAL_TRANSPORT_DISABLE: %s", shoal_topo_last_error());
 
     for (int i = 1; i < argc; i++) {
@@ -238,6 +259,10 @@ static int tool_place(shoal_topo_t topo, const tool_opts_t *o, tool_place_t *pl)
                 return tool_fail("--map: PE %d on GPU %d, but the topology has %d GPU%s", pe, o->map[pe], n_gpus,
                                  n_gpus == 1 ? "" : "s");
             pl->gpu_of[pe] = o->map[pe];
+            if (pe > 0 && (pl->gpu_of[pe] < 0) != (pl->gpu_of[0] < 0))
+                return tool_fail("--map: PE 0 has a %s heap and PE %d a %s heap; shoal_init refuses heaps of "
+                                 "different kinds (SHOAL_HEAP_KIND is the same on every PE)",
+                                 pl->gpu_of[0] < 0 ? "host" : "GPU", pe, pl->gpu_of[pe] < 0 ? "host" : "GPU");
         } else {
             pl->gpu_of[pe] = n_gpus ? pe % n_gpus : -1;
         }
@@ -488,7 +513,7 @@ static int tool_model(const tool_opts_t *o)
     int rc;
 
     if (shoal_topo_load(o->input, &topo) < 0) return tool_fail("%s", shoal_topo_last_error());
-    if ((rc = tool_place(topo, o, &pl)) != 0) goto out_topo;
+    if ((rc = tool_place(topo, o, &pl)) != 0) goto out_place; /* pl is zeroed first */
     if (o->export_path && shoal_topo_export_xml(topo, o->export_path) < 0) {
         rc = tool_fail("%s", shoal_topo_last_error());
         goto out_place;
@@ -497,7 +522,6 @@ static int tool_model(const tool_opts_t *o)
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) rc = tool_fail("cannot write the output: %s", strerror(errno));
 out_place:
     free(pl.gpu_of);
-out_topo:
     shoal_topo_destroy(topo);
     return rc;
 }

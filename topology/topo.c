@@ -446,6 +446,7 @@ static const char *shoal__xml_bad_object(const char *text, const char *end, char
         const char *obj = p, *q;
         shoal__xml_attr_t a;
         int sets[4] = {0, 0, 0, 0}, skipped = 0, indexed = 0, has_index = 0;
+        shoal__xml_attr_t big_index = {0}; /* an os_index too big for a set, if any */
 
         for (size_t i = 0; i < sizeof(skips) / sizeof(skips[0]); i++) {
             size_t n = strlen(skips[i].open);
@@ -480,13 +481,17 @@ static const char *shoal__xml_bad_object(const char *text, const char *end, char
                           (a.value_len == 8 && memcmp(a.value, "NUMANode", 8) == 0);
             } else if (shoal__xml_attr_is(&a, "os_index")) {
                 has_index = 1;
-                if (shoal__xml_os_index_too_big(&a)) {
-                    snprintf(why, why_len, "os_index \"%.*s\" is out of range (0 to %u; hwloc would build CPU and NUMA "
-                             "sets that large)", a.value_len > 24 ? 24 : (int)a.value_len, a.value,
-                             SHOAL__XML_MAX_OS_INDEX);
-                    return obj;
-                }
+                if (shoal__xml_os_index_too_big(&a)) big_index = a;
             }
+        }
+        /* Only PU and NUMA node numbers become bits of sets (either attribute
+         * may come first); a package or core may carry any number (ACPI
+         * table offsets on some arm64 machines). */
+        if (indexed && big_index.name != NULL) {
+            snprintf(why, why_len, "a PU or NUMANode os_index \"%.*s\" is out of range (0 to %u; hwloc would build "
+                     "CPU and NUMA sets that large)", big_index.value_len > 24 ? 24 : (int)big_index.value_len,
+                     big_index.value, SHOAL__XML_MAX_OS_INDEX);
+            return obj;
         }
         if (indexed && !has_index) {
             snprintf(why, why_len, "a PU or NUMANode without os_index (hwloc would number it 4294967295 and build CPU "

@@ -10,8 +10,9 @@
 
 static bool mpi_rma_can_connect(shoal_t sh, int pe)
 {
-    (void)pe;
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_ready(sh);
+    /* GPU heaps: the staging rings of other nodes, over MPI. A GPU of this
+     * node is cuda_ipc's or staged's (shoal_topo_choose agrees). */
+    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_rma_ready(sh) && sh->pe_node[pe] != sh->node_id;
     return sh->rma_win != MPI_WIN_NULL;
 }
 

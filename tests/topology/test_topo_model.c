@@ -509,6 +509,16 @@ static void test_prescan(void)
     CHECK_EQ_INT(shoal_topo_load(variant(pu1, "type=\"PU\" os_index=\"65535\""), &t), SHOAL_SUCCESS);
     CHECK_EQ_INT(shoal_topo_n_cores(t), 32);
     shoal_topo_destroy(t);
+    /* Only PU and NUMA node numbers become set bits: a package may carry
+     * any number (ACPI table offsets on some arm64 machines); os_index
+     * written before type is still caught on a PU. */
+    t = NULL;
+    CHECK_EQ_INT(shoal_topo_load(variant("type=\"Package\" os_index=\"1\"", "type=\"Package\" os_index=\"70000\""), &t),
+                 SHOAL_SUCCESS);
+    CHECK_EQ_INT(shoal_topo_n_packages(t), 2);
+    shoal_topo_destroy(t);
+    expect_load_error(variant(pu1, "os_index=\"70000\" type=\"PU\""), SHOAL_ERR_TOPOLOGY,
+                      "a PU or NUMANode os_index \"70000\" is out of range", NULL);
     t = NULL;
     CHECK_EQ_INT(shoal_topo_load(variant("<topology", "<!-- <object type=\"PU\" os_index=\"2000000000\" cpuset=\"0x1\"/> "
                                                       "--><?x <object os_index=\"-1\"> ?><topology"),

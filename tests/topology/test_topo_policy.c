@@ -117,7 +117,15 @@ static void test_policy_basic(void)
     expect(t, &pol, 0, 0, 0, 1, 1, 1, SHOAL_TRANSPORT_MPI_RMA, "different nodes (0 and 1)", NULL);
     expect(t, &pol, 0, 0, -1, 1, 1, -1, SHOAL_TRANSPORT_MPI_RMA, "different nodes", NULL);
     expect(t, &pol, 0, 0, -1, 1, 0, -1, SHOAL_TRANSPORT_SHM, "same node, host heaps", NULL);
-    expect(t, &pol, 0, 0, 2, 1, 0, -1, SHOAL_TRANSPORT_STAGED, "PE 0 has a GPU heap and PE 1 a host heap", NULL);
+    {
+        /* Heaps of two kinds: shoal_init refuses them, and so does the policy. */
+        shoal_topo_place_t g = {.pe = 0, .node = 0, .gpu = 2}, h = {.pe = 1, .node = 0, .gpu = -1};
+        shoal_transport_id_t tp = SHOAL_TRANSPORT_COUNT;
+        char why[256];
+        CHECK_EQ_INT(shoal_topo_choose(t, &pol, &g, &h, &tp, why, sizeof(why)), SHOAL_ERR_UNSUPPORTED);
+        CHECK_EQ_INT(tp, SHOAL_TRANSPORT_COUNT);
+        CHECK_CONTAINS(why, "PE 0 has a GPU heap and PE 1 a host heap: every PE's heap must be of one kind");
+    }
     /* Every GPU pair of the box, within the default level. */
     expect(t, &pol, 0, 0, 0, 1, 0, 1, SHOAL_TRANSPORT_CUDA_IPC, "GPUs 0-1 behind one PCIe switch (PIX)",
            "within SHOAL_P2P_LEVEL=SYS");
@@ -166,7 +174,16 @@ static void test_policy_disabled(void)
 
     expect(t, &pol, 0, 0, 0, 1, 0, 1, SHOAL_TRANSPORT_STAGED, "GPUs 0-1 joined by 18 NVLinks (NVL)", "cuda_ipc is disabled");
     pol.disabled |= BIT(SHOAL_TRANSPORT_STAGED);
-    expect(t, &pol, 0, 0, 0, 1, 0, 1, SHOAL_TRANSPORT_MPI_RMA, "cuda_ipc is disabled", "staged is disabled");
+    {
+        /* GPU heaps of one node: no mpi_rma (the runtime's rings carry it
+         * between nodes only). */
+        shoal_topo_place_t g0 = {.pe = 0, .node = 0, .gpu = 0}, g1 = {.pe = 1, .node = 0, .gpu = 1};
+        CHECK_EQ_INT(shoal_topo_choose(t, &pol, &g0, &g1, &tp, why, sizeof(why)), SHOAL_ERR_UNSUPPORTED);
+        CHECK_EQ_INT(tp, SHOAL_TRANSPORT_SELF);
+        CHECK_CONTAINS(why, "cuda_ipc is disabled; staged is disabled");
+        CHECK(strstr(why, "mpi_rma") == NULL);
+        expect(t, &pol, 0, 0, 0, 1, 1, 1, SHOAL_TRANSPORT_MPI_RMA, "different nodes", NULL);
+    }
     pol.disabled = BIT(SHOAL_TRANSPORT_SHM);
     expect(t, &pol, 0, 0, -1, 1, 0, -1, SHOAL_TRANSPORT_MPI_RMA, "host heaps", "shm is disabled");
     /* Self disabled: a PE talks to itself like to a peer on its node. */
@@ -184,7 +201,7 @@ static void test_policy_disabled(void)
     pol.disabled = ~0u;
     b.node = 0;
     CHECK_EQ_INT(shoal_topo_choose(t, &pol, &a, &b, &tp, why, sizeof(why)), SHOAL_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(why, "cuda_ipc is disabled; staged is disabled; mpi_rma is disabled");
+    CHECK_CONTAINS(why, "cuda_ipc is disabled; staged is disabled");
     shoal_topo_destroy(t);
 }
 

@@ -586,16 +586,36 @@ static void test_options(void)
     check_json(r.out, h200, &no_ipc, -1);
     run_free(&r);
 
-    /* Two PEs on GPU 0, one on GPU 1, one on a host heap. */
-    r = RUN("--input", h200, "--json", "--map", "0,0,1,host");
-    expect_ok(&r, "--map 0,0,1,host");
-    check_json(r.out, h200, NULL, 4);
+    /* Two PEs on GPU 0, one on GPU 1. */
+    r = RUN("--input", h200, "--json", "--map", "0,0,1");
+    expect_ok(&r, "--map 0,0,1");
+    check_json(r.out, h200, NULL, 3);
     CHECK_CONTAINS(r.out, "{\"a\": 0, \"b\": 1, \"gpu_a\": 0, \"gpu_b\": 0, \"path\": \"LOC\", \"nvlinks\": 0, "
                           "\"transport\": \"cuda_ipc\"");
     CHECK_CONTAINS(r.out, "{\"a\": 0, \"b\": 2, \"gpu_a\": 0, \"gpu_b\": 1, \"path\": \"NVL\", \"nvlinks\": 18, "
                           "\"transport\": \"cuda_ipc\"");
-    CHECK_CONTAINS(r.out, "{\"a\": 2, \"b\": 3, \"gpu_a\": 1, \"gpu_b\": -1, \"path\": null, \"nvlinks\": 0, "
-                          "\"transport\": \"staged\"");
+    run_free(&r);
+    /* A host heap among GPU heaps: refused, as shoal_init refuses it. */
+    expect_fail(RUN("--input", h200, "--map", "0,0,1,host"), "--map 0,0,1,host",
+                "--map: PE 0 has a GPU heap and PE 3 a host heap; shoal_init refuses heaps of different kinds");
+    /* Every PE on a host heap. */
+    r = RUN("--input", h200, "--json", "--map", "host,-1");
+    expect_ok(&r, "--map host,-1");
+    CHECK_CONTAINS(r.out, "\"transport\": \"shm\"");
+    run_free(&r);
+    /* Blanks around SHOAL_* values are dropped and a blank value is unset,
+     * as in the runtime. */
+    r = RUN_ENV("SHOAL_P2P_LEVEL= nvl \n", "--input", pcie, "--json");
+    expect_ok(&r, "SHOAL_P2P_LEVEL=' nvl '");
+    CHECK_CONTAINS(r.out, "beyond SHOAL_P2P_LEVEL=NVL");
+    run_free(&r);
+    r = RUN_ENV("SHOAL_P2P_LEVEL=  ", "--input", pcie, "--json");
+    expect_ok(&r, "SHOAL_P2P_LEVEL=' '");
+    CHECK_CONTAINS(r.out, "within SHOAL_P2P_LEVEL=SYS");
+    run_free(&r);
+    r = RUN_ENV("SHOAL_TRANSPORT_DISABLE=cuda_ipc\n", "--input", h200, "--json");
+    expect_ok(&r, "SHOAL_TRANSPORT_DISABLE='cuda_ipc\\n'");
+    CHECK_CONTAINS(r.out, "cuda_ipc is disabled");
     run_free(&r);
     /* --pes N wraps around the GPUs; text names each PE's GPU. */
     r = RUN("--input", h200, "--pes", "3");

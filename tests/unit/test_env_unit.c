@@ -26,6 +26,10 @@ int main(void)
     EXPECT(shoal__parse_size("64k", &sz) == 0 && sz == 65536);
     EXPECT(shoal__parse_size(" 2G ", &sz) == 0 && sz == 2ull << 30);
     EXPECT(shoal__parse_size("512MB", &sz) == 0 && sz == 512ull << 20);
+    EXPECT(shoal__parse_size("4096B", &sz) == 0 && sz == 4096);
+    EXPECT(shoal__parse_size("4096b", &sz) == 0 && sz == 4096);
+    EXPECT(shoal__parse_size("4096BB", &sz) == SHOAL_ERR_ENV);
+    EXPECT(shoal__parse_size("\n64k\t", &sz) == 0 && sz == 65536);
     EXPECT(shoal__parse_size("abc", &sz) == SHOAL_ERR_ENV);
     EXPECT(shoal__parse_size("-1", &sz) == SHOAL_ERR_ENV);
     EXPECT(shoal__parse_size("12q", &sz) == SHOAL_ERR_ENV);
