@@ -509,6 +509,9 @@ static void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
         snprintf(buf, len, "shoal_align(an invalid alignment, %llu bytes)", a);
     else if (coll >= SHOAL__COLL_ALIGN_BASE && coll < SHOAL__COLL_ALIGN_BAD)
         snprintf(buf, len, "shoal_align(%llu, %llu bytes)", 1ull << (coll - SHOAL__COLL_ALIGN_BASE), a);
+    else if (arg == SHOAL__ARG_FAILED_HERE)
+        snprintf(buf, len, "%s, which failed there before the PEs met (that PE's error says why)",
+                 shoal__coll_name((int)coll));
     else if (coll == SHOAL__COLL_FREE && arg == SHOAL__FREE_NULL)
         snprintf(buf, len, "shoal_free(NULL)");
     else if (coll == SHOAL__COLL_FREE && arg == (uint64_t)SIZE_MAX)
@@ -563,9 +566,10 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
                             "some PE stopped answering; the instance can only be finalized now",
                             (shoal__call_str((uint64_t)coll, arg, one, sizeof(one)), one));
     }
-    bool streams_differ = false;
+    bool streams_differ = false, failed_there = false;
     for (int p = 1; p < sh->n_pes; p++)
         streams_differ |= SHOAL__COLL_STREAMS(all[2 + 2 * p]) != SHOAL__COLL_STREAMS(all[2]);
+    for (int p = 0; p < sh->n_pes; p++) failed_there |= all[3 + 2 * p] == SHOAL__ARG_FAILED_HERE;
     for (int p = 0; p < sh->n_pes && n < sizeof(msg); p++) {
         const uint64_t *e = all + 2 + 2 * p;
         /* Show PE 0 and every PE that differs from it, up to a screenful. */
@@ -581,6 +585,10 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
                                   (unsigned)SHOAL__COLL_STREAMS(e[0]));
     }
     free(all);
+    if (failed_there)
+        return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
+                            "the call failed on some PE before the PEs met (%s); %s", msg,
+                            shoal__coll_allocates(coll) ? "nothing was allocated or freed" : "no PE went through it");
     return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                         "PEs disagree on a collective call (%s); every PE must make the same collective calls "
                         "with the same sizes, in the same order; %s",
@@ -749,6 +757,15 @@ int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
 
 int shoal__barrier_all(shoal_t sh) { return shoal__barrier_as(sh, "shoal_barrier_all", SHOAL__COLL_BARRIER_ALL); }
 
+int shoal__coll_failed_here(shoal_t sh, const char *call, int coll, int status)
+{
+    char saved[sizeof(sh->err)];
+
+    snprintf(saved, sizeof(saved), "%s", shoal_last_error(sh));
+    (void)shoal__rendezvous(sh, call, coll, SHOAL__ARG_FAILED_HERE);
+    return shoal__error(sh, status, NULL, "%s", saved);
+}
+
 /* The host barrier, published as collective coll of API call call: a PE in
  * shoal_barrier_all and one in the host path of shoal_barrier_all_on_stream
  * do not pass each other's barrier, they get the mismatch. */
@@ -757,7 +774,7 @@ int shoal__barrier_as(shoal_t sh, const char *call, int coll)
     int rc;
 
     rc = shoal__quiet(sh, call);
-    if (rc != SHOAL_SUCCESS) return rc;
+    if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, coll, rc);
     rc = shoal__rendezvous(sh, call, coll, 0);
     if (rc != SHOAL_SUCCESS) return rc;
     /* Remote puts through MPI RMA completed at their origin's flush; make

@@ -133,7 +133,8 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
     CUresult cr;
 
     if (!shoal__stream_barrier_on_gpu(sh)) {
-        SHOAL__CHECK(shoal__stream_wait(sh, call, stream));
+        rc = shoal__stream_wait(sh, call, stream);
+        if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, SHOAL__COLL_BARRIER_STREAM, rc);
         return shoal__barrier_as(sh, call, SHOAL__COLL_BARRIER_STREAM);
     }
     SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));

@@ -41,18 +41,22 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
         return NULL;
     }
     if (zero) {
-        if (sh->heap_kind == SHOAL_HEAP_GPU) {
-            if (shoal__gpu_memset(sh, sh->heap_base + off, size) != SHOAL_SUCCESS) {
-                shoal__alloc_lock(sh, true);
-                shoal__alloc_put(&sh->alloc, off);
-                shoal__alloc_unlock(sh);
-                return NULL;
-            }
-        } else {
+        int zrc = SHOAL_SUCCESS;
+        if (sh->heap_kind == SHOAL_HEAP_GPU)
+            zrc = shoal__gpu_memset(sh, sh->heap_base + off, size);
+        else
             memset(sh->heap_base + off, 0, size);
+        /* Nobody may put into it before every PE zeroed its copy. Every PE
+         * meets, a failed zeroing marked: all keep the block or all give it
+         * back, so offsets stay the same everywhere. */
+        rc = zrc == SHOAL_SUCCESS ? shoal__rendezvous(sh, call, coll, size)
+                                  : shoal__coll_failed_here(sh, call, coll, zrc);
+        if (rc != SHOAL_SUCCESS) {
+            shoal__alloc_lock(sh, true);
+            shoal__alloc_put(&sh->alloc, off);
+            shoal__alloc_unlock(sh);
+            return NULL;
         }
-        /* Nobody may put into it before every PE zeroed its copy. */
-        if (shoal__rendezvous(sh, call, coll, size) != SHOAL_SUCCESS) return NULL;
     }
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_HEAP, "%s(%zu) -> offset %zu", call, size, off);
     return sh->heap_base + off;
@@ -76,7 +80,7 @@ int shoal__free(shoal_t sh, void *ptr)
     }
     /* Quiet first: nothing of mine may still be landing in the block. */
     rc = shoal__quiet(sh, call);
-    if (rc != SHOAL_SUCCESS) return rc;
+    if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, SHOAL__COLL_FREE, rc); /* nobody frees it */
     rc = shoal__rendezvous(sh, call, SHOAL__COLL_FREE, off);
     if (rc != SHOAL_SUCCESS || off == SHOAL__FREE_NULL) return rc;
     if (off == SIZE_MAX)

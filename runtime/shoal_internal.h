@@ -331,6 +331,13 @@ SHOAL__HIDDEN int shoal__rma_check(shoal_t sh, const char *call, bool is_put, co
 SHOAL__HIDDEN int shoal__quiet(shoal_t sh, const char *call);
 SHOAL__HIDDEN int shoal__barrier_all(shoal_t sh);
 SHOAL__HIDDEN int shoal__barrier_as(shoal_t sh, const char *call, int coll);
+/* After this PE's part of collective coll failed with status before it met
+ * the others (a quiet, a stream wait, zeroing a calloc'ed block; the message
+ * is set): meet them all the same, marked failed, so that they get the
+ * mismatch at once instead of waiting for this PE until the timeout, and
+ * keep or give back the same blocks. Returns status with this PE's message.
+ * A thread-rule failure does not meet: the rendezvous refuses it as well. */
+SHOAL__HIDDEN int shoal__coll_failed_here(shoal_t sh, const char *call, int coll, int status);
 
 /* Host heap (runtime/heap_host.c) and GPU heap (runtime/gpu.c). */
 SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);
