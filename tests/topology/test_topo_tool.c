@@ -605,18 +605,21 @@ static void test_options(void)
     run_free(&r);
     /* Blanks around SHOAL_* values are dropped and a blank value is unset,
      * as in the runtime. */
-    r = RUN_ENV("SHOAL_P2P_LEVEL= nvl \n", "--input", pcie, "--json");
-    expect_ok(&r, "SHOAL_P2P_LEVEL=' nvl '");
-    CHECK_CONTAINS(r.out, "beyond SHOAL_P2P_LEVEL=NVL");
-    run_free(&r);
-    r = RUN_ENV("SHOAL_P2P_LEVEL=  ", "--input", pcie, "--json");
-    expect_ok(&r, "SHOAL_P2P_LEVEL=' '");
-    CHECK_CONTAINS(r.out, "within SHOAL_P2P_LEVEL=SYS");
-    run_free(&r);
-    r = RUN_ENV("SHOAL_TRANSPORT_DISABLE=cuda_ipc\n", "--input", h200, "--json");
-    expect_ok(&r, "SHOAL_TRANSPORT_DISABLE='cuda_ipc\\n'");
-    CHECK_CONTAINS(r.out, "cuda_ipc is disabled");
-    run_free(&r);
+    {
+        static const struct {
+            const char *env, *machine, *needle;
+        } blanks[] = {
+            {"SHOAL_P2P_LEVEL= nvl \n", "pcie-8gpu.xml", "beyond SHOAL_P2P_LEVEL=NVL"},
+            {"SHOAL_P2P_LEVEL=  ", "pcie-8gpu.xml", "within SHOAL_P2P_LEVEL=SYS"},
+            {"SHOAL_TRANSPORT_DISABLE=cuda_ipc\n", "h200x2-nv18.xml", "cuda_ipc is disabled"},
+        };
+        for (size_t i = 0; i < sizeof(blanks) / sizeof(blanks[0]); i++) {
+            r = RUN_ENV(blanks[i].env, "--input", fixture(blanks[i].machine), "--json");
+            expect_ok(&r, blanks[i].env);
+            CHECK_CONTAINS(r.out, blanks[i].needle);
+            run_free(&r);
+        }
+    }
     /* --pes N wraps around the GPUs; text names each PE's GPU. */
     r = RUN("--input", h200, "--pes", "3");
     expect_ok(&r, "--pes 3");
