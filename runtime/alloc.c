@@ -43,6 +43,13 @@ int shoal__alloc_init(shoal__alloc_t *a, size_t size, size_t min_align)
     return SHOAL_SUCCESS;
 }
 
+int shoal__alloc_reserve(shoal__alloc_t *a, size_t more)
+{
+    while (a->cap < a->n + more)
+        if (shoal__alloc_grow(a) != SHOAL_SUCCESS) return SHOAL_ERR_NO_MEMORY;
+    return SHOAL_SUCCESS;
+}
+
 void shoal__alloc_fini(shoal__alloc_t *a)
 {
     free(a->blocks);

@@ -495,7 +495,19 @@ static bool shoal__coll_allocates(int coll)
     return coll == SHOAL__COLL_MALLOC || coll == SHOAL__COLL_FREE || coll >= SHOAL__COLL_COUNT;
 }
 
+static void shoal__call_str_kind(uint64_t coll, uint64_t arg, char *buf, size_t len);
+
+/* The call, and whether it failed on that PE before the meeting. */
 static void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
+{
+    shoal__call_str_kind(coll, arg, buf, len);
+    if (coll & SHOAL__COLL_FAILED) {
+        size_t n = strlen(buf);
+        if (n < len) snprintf(buf + n, len - n, ", which failed there before the PEs met");
+    }
+}
+
+static void shoal__call_str_kind(uint64_t coll, uint64_t arg, char *buf, size_t len)
 {
     unsigned long long a = (unsigned long long)arg;
     coll = (uint64_t)SHOAL__COLL_KIND(coll);
@@ -509,9 +521,6 @@ static void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
         snprintf(buf, len, "shoal_align(an invalid alignment, %llu bytes)", a);
     else if (coll >= SHOAL__COLL_ALIGN_BASE && coll < SHOAL__COLL_ALIGN_BAD)
         snprintf(buf, len, "shoal_align(%llu, %llu bytes)", 1ull << (coll - SHOAL__COLL_ALIGN_BASE), a);
-    else if (arg == SHOAL__ARG_FAILED_HERE)
-        snprintf(buf, len, "%s, which failed there before the PEs met (that PE's error says why)",
-                 shoal__coll_name((int)coll));
     else if (coll == SHOAL__COLL_FREE && arg == SHOAL__FREE_NULL)
         snprintf(buf, len, "shoal_free(NULL)");
     else if (coll == SHOAL__COLL_FREE && arg == (uint64_t)SIZE_MAX)
@@ -569,7 +578,7 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
     bool streams_differ = false, failed_there = false;
     for (int p = 1; p < sh->n_pes; p++)
         streams_differ |= SHOAL__COLL_STREAMS(all[2 + 2 * p]) != SHOAL__COLL_STREAMS(all[2]);
-    for (int p = 0; p < sh->n_pes; p++) failed_there |= all[3 + 2 * p] == SHOAL__ARG_FAILED_HERE;
+    for (int p = 0; p < sh->n_pes; p++) failed_there |= (all[2 + 2 * p] & SHOAL__COLL_FAILED) != 0;
     for (int p = 0; p < sh->n_pes && n < sizeof(msg); p++) {
         const uint64_t *e = all + 2 + 2 * p;
         /* Show PE 0 and every PE that differs from it, up to a screenful. */
@@ -587,7 +596,9 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
     free(all);
     if (failed_there)
         return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
-                            "the call failed on some PE before the PEs met (%s); %s", msg,
+                            "the call failed on some PE before the PEs met (%s; that PE's own error says why); "
+                            "%s",
+                            msg,
                             shoal__coll_allocates(coll) ? "nothing was allocated or freed" : "no PE went through it");
     return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                         "PEs disagree on a collective call (%s); every PE must make the same collective calls "
@@ -665,9 +676,9 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                             "an earlier collective failed midway, so PEs are out of step; only shoal_finalize "
                             "(local cleanup) is possible");
-    /* Fold in the GPU stream barriers (23 bits: coll stays a positive int).
+    /* Fold in the GPU stream barriers (22 bits: coll stays a positive int).
      * Not at finalize, which frees everything whatever streams still wait. */
-    if (coll != SHOAL__COLL_FINALIZE) coll |= (int)((sh->stream_barriers & 0x7fffffu) << 8);
+    if (coll != SHOAL__COLL_FINALIZE) coll |= (int)((sh->stream_barriers & 0x3fffffu) << 8);
     gen = ++sh->gen;
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_COLL, "%s: collective %llu (%s)", call, (unsigned long long)gen,
                shoal__coll_name(coll));
@@ -757,12 +768,21 @@ int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
 
 int shoal__barrier_all(shoal_t sh) { return shoal__barrier_as(sh, "shoal_barrier_all", SHOAL__COLL_BARRIER_ALL); }
 
-int shoal__coll_failed_here(shoal_t sh, const char *call, int coll, int status)
+int shoal__coll_failed_here(shoal_t sh, const char *call, int coll, uint64_t arg, int status)
 {
     char saved[sizeof(sh->err)];
+    int rc;
 
+    /* A thread that may not be here now must not meet either. */
+    if (status == SHOAL_ERR_THREAD) return status;
     snprintf(saved, sizeof(saved), "%s", shoal_last_error(sh));
-    (void)shoal__rendezvous(sh, call, coll, SHOAL__ARG_FAILED_HERE);
+    rc = shoal__rendezvous(sh, call, coll | SHOAL__COLL_FAILED, arg);
+    if (rc == SHOAL_ERR_TIMEOUT || sh->broken) {
+        /* The meeting failed too: say so, it decides what is possible now. */
+        char then[sizeof(sh->err)];
+        snprintf(then, sizeof(then), "%s", shoal_last_error(sh));
+        return shoal__error(sh, status, NULL, "%.500s; then, meeting the other PEs: %.500s", saved, then);
+    }
     return shoal__error(sh, status, NULL, "%s", saved);
 }
 
@@ -774,7 +794,7 @@ int shoal__barrier_as(shoal_t sh, const char *call, int coll)
     int rc;
 
     rc = shoal__quiet(sh, call);
-    if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, coll, rc);
+    if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, coll, 0, rc);
     rc = shoal__rendezvous(sh, call, coll, 0);
     if (rc != SHOAL_SUCCESS) return rc;
     /* Remote puts through MPI RMA completed at their origin's flush; make

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,31 @@ int shoal__parse_size(const char *s, size_t *value_p)
     if (*end != '\0') return SHOAL_ERR_ENV;
     if (v > SIZE_MAX / mult) return SHOAL_ERR_ENV;
     *value_p = (size_t)(v * mult);
+    return SHOAL_SUCCESS;
+}
+
+int shoal__parse_fault(const char *s, int *pe_p, int *count_p)
+{
+    char buf[64], *end = NULL;
+    long pe, count = 1;
+
+    *pe_p = -1;
+    *count_p = 0;
+    if (s == NULL || (s = shoal__trim(s, buf, sizeof(buf))) == NULL) return SHOAL_ERR_ENV;
+    if (*s == '\0') return SHOAL_SUCCESS;
+    if (strncmp(s, "quiet:", 6) != 0 || s[6] < '0' || s[6] > '9') return SHOAL_ERR_ENV;
+    errno = 0;
+    pe = strtol(s + 6, &end, 10);
+    if (errno != 0 || pe > INT_MAX) return SHOAL_ERR_ENV;
+    if (*end == ':') {
+        const char *c = end + 1;
+        if (*c < '0' || *c > '9') return SHOAL_ERR_ENV;
+        count = strtol(c, &end, 10);
+        if (errno != 0 || count < 1 || count > INT_MAX) return SHOAL_ERR_ENV;
+    }
+    if (*end != '\0') return SHOAL_ERR_ENV;
+    *pe_p = (int)pe;
+    *count_p = (int)count;
     return SHOAL_SUCCESS;
 }
 
@@ -208,6 +234,12 @@ void shoal_config_init(shoal_config_t *cfg)
         shoal__env_bad(cfg, "DEBUG", v, "WARN, INFO or TRACE (or unset)");
     v = shoal__env_str("DEBUG_SUBSYS");
     if (!shoal__subsys_valid(v)) shoal__env_bad(cfg, "DEBUG_SUBSYS", v, "ALL or a list of INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV");
+    {
+        int fpe, fcount;
+        v = shoal__env_str("FAULT");
+        if (shoal__parse_fault(v, &fpe, &fcount) != SHOAL_SUCCESS)
+            shoal__env_bad(cfg, "FAULT", v, "quiet:PE or quiet:PE:N (a testing aid), or unset");
+    }
     v = shoal__env_str("TOPO_FILE");
     if (v[0] != '\0' && access(v, R_OK) != 0) shoal__env_bad(cfg, "TOPO_FILE", v, "a readable hwloc XML file");
 

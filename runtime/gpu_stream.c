@@ -2,7 +2,7 @@
  * stream barrier built from stream memory operations on peer flags. */
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "shoal_check.h"
 
 #if SHOAL_HAVE_CUDA
 #include "shoal_gpu.h"
@@ -23,15 +23,16 @@ static int shoal__stream_wait(shoal_t sh, const char *call, cudaStream_t stream)
 {
     cudaError_t e = cudaStreamSynchronize(stream);
     if (e == cudaSuccess) return SHOAL_SUCCESS;
-    if (sh->gpu == NULL && (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)) {
+    if (sh->gpu == NULL &&
+        (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorStubLibrary)) {
         (void)cudaGetLastError();
         return SHOAL_SUCCESS;
     }
     return shoal__cuda_error(sh, call, "cudaStreamSynchronize(stream)", e);
 }
 
-int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
-                         cudaStream_t stream)
+static int shoal__rma_on_stream_do(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
+                                   int pe, cudaStream_t stream)
 {
     int rc = SHOAL_SUCCESS;
     size_t off;
@@ -59,8 +60,8 @@ out:
 /* A 4- or 8-byte value travels in the stream operation itself: no copy
  * engine, no source buffer to keep alive. Other sizes wait for the stream
  * and put at once. */
-int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
-                       cudaStream_t stream)
+static int shoal__p_on_stream_do(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
+                                 cudaStream_t stream)
 {
     struct shoal_gpu *g = sh->gpu;
     int rc = SHOAL_SUCCESS;
@@ -90,6 +91,41 @@ int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *val
     if (cr != CUDA_SUCCESS)
         return shoal__error(sh, SHOAL_ERR_CUDA, call, "cuStreamWriteValue failed with CUresult %d", (int)cr);
 out:
+    return rc;
+}
+
+/* SHOAL_CHECK=full: the thread rule first, as for the host calls (and no
+ * look at the allocator's table from a thread that may not be here). */
+static int shoal__stream_enter(shoal_t sh, const char *call, shoal__side_t **sd_p, bool *held_p)
+{
+    *held_p = false;
+    *sd_p = SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL) ? shoal__side(sh) : NULL;
+    return *sd_p ? shoal__side_enter(sh, *sd_p, call, false, held_p) : SHOAL_SUCCESS;
+}
+
+int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
+                         cudaStream_t stream)
+{
+    shoal__side_t *sd;
+    bool held;
+    int rc = shoal__stream_enter(sh, call, &sd, &held);
+
+    if (rc != SHOAL_SUCCESS) return rc;
+    rc = shoal__rma_on_stream_do(sh, call, is_put, dest, src, n, pe, stream);
+    if (sd) shoal__side_leave(sd, false, held);
+    return rc;
+}
+
+int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
+                       cudaStream_t stream)
+{
+    shoal__side_t *sd;
+    bool held;
+    int rc = shoal__stream_enter(sh, call, &sd, &held);
+
+    if (rc != SHOAL_SUCCESS) return rc;
+    rc = shoal__p_on_stream_do(sh, call, dest, value, n, pe, stream);
+    if (sd) shoal__side_leave(sd, false, held);
     return rc;
 }
 
@@ -134,7 +170,7 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
 
     if (!shoal__stream_barrier_on_gpu(sh)) {
         rc = shoal__stream_wait(sh, call, stream);
-        if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, SHOAL__COLL_BARRIER_STREAM, rc);
+        if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, SHOAL__COLL_BARRIER_STREAM, 0, rc);
         return shoal__barrier_as(sh, call, SHOAL__COLL_BARRIER_STREAM);
     }
     SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));

@@ -24,6 +24,16 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
     size_t off = 0;
     int rc, status;
 
+    /* Room in the allocator's table first: after the meeting, a PE must not
+     * fail where the others succeed. */
+    shoal__alloc_lock(sh, true);
+    status = size == 0 ? SHOAL_SUCCESS : shoal__alloc_reserve(&sh->alloc, 1);
+    shoal__alloc_unlock(sh);
+    if (status != SHOAL_SUCCESS) {
+        shoal__error(sh, status, call, "out of memory for the allocator's table");
+        shoal__coll_failed_here(sh, call, coll, (uint64_t)size, status);
+        return NULL;
+    }
     rc = shoal__rendezvous(sh, call, coll, (uint64_t)size);
     if (rc != SHOAL_SUCCESS) return NULL;
     if (size == 0) return NULL;
@@ -50,7 +60,7 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
          * meets, a failed zeroing marked: all keep the block or all give it
          * back, so offsets stay the same everywhere. */
         rc = zrc == SHOAL_SUCCESS ? shoal__rendezvous(sh, call, coll, size)
-                                  : shoal__coll_failed_here(sh, call, coll, zrc);
+                                  : shoal__coll_failed_here(sh, call, coll, size, zrc);
         if (rc != SHOAL_SUCCESS) {
             shoal__alloc_lock(sh, true);
             shoal__alloc_put(&sh->alloc, off);
@@ -80,7 +90,7 @@ int shoal__free(shoal_t sh, void *ptr)
     }
     /* Quiet first: nothing of mine may still be landing in the block. */
     rc = shoal__quiet(sh, call);
-    if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, SHOAL__COLL_FREE, rc); /* nobody frees it */
+    if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, SHOAL__COLL_FREE, off, rc); /* nobody frees it */
     rc = shoal__rendezvous(sh, call, SHOAL__COLL_FREE, off);
     if (rc != SHOAL_SUCCESS || off == SHOAL__FREE_NULL) return rc;
     if (off == SIZE_MAX)

@@ -695,6 +695,13 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
                             inter ? "an intercommunicator cannot host an instance" : "cannot query the communicator");
     }
     shoal__log_set_pe(sh->my_pe);
+    {
+        /* SHOAL_FAULT (a testing aid; its syntax was checked with the rest
+         * of the environment): this PE's first quiets fail. */
+        int fpe, fcount;
+        if (shoal__parse_fault(shoal__env_str("FAULT"), &fpe, &fcount) == SHOAL_SUCCESS && fpe == sh->my_pe)
+            sh->fault_quiets = fcount;
+    }
 
     /* From here every PE of comm takes part: a bad argument on one PE fails
      * init on all of them (naming it), instead of leaving them waiting. */
@@ -884,9 +891,16 @@ int shoal__finalize(shoal_t sh)
 
     sh->in_finalize = true;
     if (!sh->broken && sh->pe_tp != NULL) {
-        rc = shoal__quiet(sh, call);
-        if (rc == SHOAL_SUCCESS) rc = shoal__finalize_meet(sh);
+        /* A failed quiet still meets the others (they would wait for this
+         * PE until the timeout): everything is freed, and the quiet's error
+         * is returned. */
+        char quiet_msg[sizeof(sh->err)] = "";
+        int qrc = shoal__quiet(sh, call);
+        if (qrc != SHOAL_SUCCESS) snprintf(quiet_msg, sizeof(quiet_msg), "%s", shoal_last_error(sh));
+        rc = shoal__finalize_meet(sh);
         if (rc != SHOAL_SUCCESS && rc != SHOAL_ERR_NOT_SYMMETRIC) sh->broken = true;
+        if (rc == SHOAL_SUCCESS && qrc != SHOAL_SUCCESS)
+            rc = shoal__error(sh, qrc, NULL, "%s", quiet_msg); /* below: "...everything was freed" */
     }
     if (sh->broken && shoal__finalize_agree(sh)) {
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "every PE finalizes the broken instance: collective cleanup");

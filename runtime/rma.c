@@ -261,6 +261,10 @@ static int shoal__quiet_full(shoal_t sh, const char *call, shoal__side_t *sd)
 
 int shoal__quiet(shoal_t sh, const char *call)
 {
+    if (SHOAL__UNLIKELY(sh->fault_quiets > 0)) {
+        sh->fault_quiets--;
+        return shoal__error(sh, SHOAL_ERR_INTERNAL, call, "quiet failed (injected by SHOAL_FAULT)");
+    }
     if (SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL)) {
         shoal__side_t *sd = shoal__side(sh);
         if (sd != NULL) return shoal__quiet_full(sh, call, sd);

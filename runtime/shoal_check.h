@@ -27,12 +27,7 @@
 #define SHOAL__COLL_CALLOC_BAD (SHOAL__COLL_ALIGN_BASE + 64) /* shoal_calloc whose count * size overflows */
 /* shoal_free's argument for NULL (offsets are below 2^48). */
 #define SHOAL__FREE_NULL ((uint64_t)SIZE_MAX - 1)
-/* The argument of a PE whose part of a collective failed before it met the
- * others (its quiet, its zeroing of a calloc'ed block): it meets them all
- * the same, so that they learn of it at once (a mismatch naming it) and
- * every PE keeps or gives back the same blocks; it returns its own error.
- * No size, offset or barrier argument takes this value. */
-#define SHOAL__ARG_FAILED_HERE ((uint64_t)SIZE_MAX - 2)
+
 /* Set in a PE's slot->arrived when it gave up on a collective (timeout):
  * it will not come back, and whoever meets it in a rendezvous fails too.
  * slot->coll keeps the collective it was in. */

@@ -105,7 +105,8 @@ enum { SHOAL__ENV_SIZE, SHOAL__ENV_INT, SHOAL__ENV_DOUBLE, SHOAL__ENV_STR };
     X(P2P_LEVEL, STR, "SYS", "worst GPU path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS") \
     X(TOPO_FILE, STR, "", "hwloc XML to load instead of the live machine")               \
     X(DEBUG, STR, "", "log level: WARN, INFO or TRACE (silent when unset)")              \
-    X(DEBUG_SUBSYS, STR, "ALL", "subsystems to log: INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV or ALL")
+    X(DEBUG_SUBSYS, STR, "ALL", "subsystems to log: INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV or ALL") \
+    X(FAULT, STR, "", "testing aid: quiet:PE[:N] makes PE's first N quiets (default 1) fail")
 
 /* Parsers shared by the environment and the tests. 0 or SHOAL_ERR_ENV. */
 SHOAL__HIDDEN int shoal__parse_size(const char *s, size_t *value_p);
@@ -113,6 +114,9 @@ SHOAL__HIDDEN int shoal__parse_int(const char *s, long *value_p);
 SHOAL__HIDDEN int shoal__parse_double(const char *s, double *value_p);
 /* Value of SHOAL_<name> from the environment, else the table default. */
 SHOAL__HIDDEN const char *shoal__env_str(const char *name);
+/* SHOAL_FAULT: "quiet:PE[:N]" (N >= 1, default 1); *pe_p = -1 when unset.
+ * SHOAL_ERR_ENV when malformed. */
+SHOAL__HIDDEN int shoal__parse_fault(const char *s, int *pe_p, int *count_p);
 /* Parse a comma list of transport names into a mask; error text in err. */
 
 /* ---------------------------------------------------------------- allocator */
@@ -139,6 +143,10 @@ SHOAL__HIDDEN int shoal__alloc_init(shoal__alloc_t *a, size_t size, size_t min_a
 SHOAL__HIDDEN void shoal__alloc_fini(shoal__alloc_t *a);
 /* Offset of a new block in *off_p; SHOAL_ERR_HEAP_EXHAUSTED or NO_MEMORY. */
 SHOAL__HIDDEN int shoal__alloc_get(shoal__alloc_t *a, size_t size, size_t align, size_t *off_p);
+/* Room for `more` table entries, so that the next alloc_get cannot fail for
+ * memory (a get splits at most one block): what PEs may disagree on is
+ * found before they meet, not after. */
+SHOAL__HIDDEN int shoal__alloc_reserve(shoal__alloc_t *a, size_t more);
 /* Release the block starting at user offset off; SHOAL_ERR_INVALID_ARG if none. */
 SHOAL__HIDDEN int shoal__alloc_put(shoal__alloc_t *a, size_t off);
 /* The used block whose asked-for bytes hold offset off: its user offset and
@@ -191,7 +199,10 @@ enum {
  * skipped one, or made one more, disagrees at its next host collective
  * instead of leaving streams waiting on each other unseen. */
 #define SHOAL__COLL_KIND(coll) ((int)((uint32_t)(coll) & 0xffu))
-#define SHOAL__COLL_STREAMS(coll) ((uint32_t)(coll) >> 8)
+#define SHOAL__COLL_STREAMS(coll) (((uint32_t)(coll) >> 8) & 0x3fffffu)
+/* Bit 30: this PE's part failed before it met the others (see
+ * shoal__coll_failed_here). coll stays a positive int. */
+#define SHOAL__COLL_FAILED (1 << 30)
 SHOAL__HIDDEN const char *shoal__coll_name(int coll);
 
 /* A PE's slot in its node's control block (one cache line each). */
@@ -276,6 +287,7 @@ struct shoal_instance {
     shoal__node_ctrl_t *ctrl;
     uint64_t gen;     /* rendezvous generation */
     uint32_t stream_barriers; /* shoal_barrier_all_on_stream calls that ran on the GPU (see SHOAL__COLL_KIND) */
+    int fault_quiets;         /* SHOAL_FAULT: this PE's quiets still to fail */
     bool broken;      /* a collective failed midway: finalize locally only */
     bool wait_sleep;  /* more PEs on the node than CPUs: long waits sleep */
 
@@ -331,13 +343,14 @@ SHOAL__HIDDEN int shoal__rma_check(shoal_t sh, const char *call, bool is_put, co
 SHOAL__HIDDEN int shoal__quiet(shoal_t sh, const char *call);
 SHOAL__HIDDEN int shoal__barrier_all(shoal_t sh);
 SHOAL__HIDDEN int shoal__barrier_as(shoal_t sh, const char *call, int coll);
-/* After this PE's part of collective coll failed with status before it met
- * the others (a quiet, a stream wait, zeroing a calloc'ed block; the message
- * is set): meet them all the same, marked failed, so that they get the
- * mismatch at once instead of waiting for this PE until the timeout, and
- * keep or give back the same blocks. Returns status with this PE's message.
- * A thread-rule failure does not meet: the rendezvous refuses it as well. */
-SHOAL__HIDDEN int shoal__coll_failed_here(shoal_t sh, const char *call, int coll, int status);
+/* After this PE's part of collective coll (argument arg) failed with status
+ * before it met the others (a quiet, a stream wait, zeroing a calloc'ed
+ * block, the allocator's table; the message is set): meet them all the
+ * same, marked SHOAL__COLL_FAILED, so that they get the mismatch at once
+ * instead of waiting for this PE until the timeout, and keep or give back
+ * the same blocks. Returns status with this PE's message (and what the
+ * meeting added, if it failed too). A thread-rule failure does not meet. */
+SHOAL__HIDDEN int shoal__coll_failed_here(shoal_t sh, const char *call, int coll, uint64_t arg, int status);
 
 /* Host heap (runtime/heap_host.c) and GPU heap (runtime/gpu.c). */
 SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);

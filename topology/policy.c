@@ -181,7 +181,12 @@ int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, cons
         return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: bad place (pe %d gpu %d, pe %d gpu %d)",
                                  a->pe, a->gpu, b->pe, b->gpu);
 
-    if (a->pe == b->pe && shoal__enabled(policy, SHOAL_TRANSPORT_SELF)) {
+    if ((a->gpu >= 0) != (b->gpu >= 0)) {
+        /* shoal_init refuses heaps of different kinds, on one node or not. */
+        shoal__why_add(&w, "PE %d has a %s heap and PE %d a %s heap: every PE's heap must be of one kind", a->pe,
+                       a->gpu >= 0 ? "GPU" : "host", b->pe, b->gpu >= 0 ? "GPU" : "host");
+        goto out_none;
+    } else if (a->pe == b->pe && shoal__enabled(policy, SHOAL_TRANSPORT_SELF)) {
         shoal__why_add(&w, "same PE");
         tp = SHOAL_TRANSPORT_SELF;
     } else if (a->node != b->node) {
@@ -207,11 +212,6 @@ int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, cons
             rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_COUNT);
         }
         if (rc < 0) goto out_none;
-    } else if (a->gpu >= 0 || b->gpu >= 0) {
-        /* shoal_init refuses heaps of different kinds. */
-        shoal__why_add(&w, "PE %d has a %s heap and PE %d a %s heap: every PE's heap must be of one kind", a->pe,
-                       a->gpu >= 0 ? "GPU" : "host", b->pe, b->gpu >= 0 ? "GPU" : "host");
-        goto out_none;
     } else {
         shoal__why_add(&w, "same node, host heaps");
         rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_SHM, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);

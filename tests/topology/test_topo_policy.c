@@ -125,6 +125,9 @@ static void test_policy_basic(void)
         CHECK_EQ_INT(shoal_topo_choose(t, &pol, &g, &h, &tp, why, sizeof(why)), SHOAL_ERR_UNSUPPORTED);
         CHECK_EQ_INT(tp, SHOAL_TRANSPORT_COUNT);
         CHECK_CONTAINS(why, "PE 0 has a GPU heap and PE 1 a host heap: every PE's heap must be of one kind");
+        h.node = 1; /* on another node as well */
+        CHECK_EQ_INT(shoal_topo_choose(t, &pol, &g, &h, &tp, why, sizeof(why)), SHOAL_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(why, "every PE's heap must be of one kind");
     }
     /* Every GPU pair of the box, within the default level. */
     expect(t, &pol, 0, 0, 0, 1, 0, 1, SHOAL_TRANSPORT_CUDA_IPC, "GPUs 0-1 behind one PCIe switch (PIX)",
