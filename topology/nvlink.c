@@ -5,7 +5,10 @@
  * Objects of the matrix may be a GPU's PCI device, an OS device below it
  * (hwloc's NVML backend uses its "nvmlN" devices), or an NVSwitch PCI device.
  * A value between two GPUs is a direct link; GPUs with links into NVSwitches
- * reach each other through the switch fabric, as NVIDIA's HGX boards do.
+ * reach each other through the switches they share, as on NVIDIA's HGX
+ * boards (switches joined by links of their own count as one fabric).
+ * Switches NVML reports but hwloc cannot show (hidden_switch, a VM given
+ * some GPUs of a board) are taken as one fabric.
  *
  * Link counts: hwloc's NVML backend writes 25000 MB/s for each NVLink of
  * versions 2 to 4 (20000 for version 1), adding up the links between the
@@ -149,8 +152,35 @@ static int shoal__matrix_obj(shoal_topo_t topo, hwloc_obj_t obj, int *gpu_p, int
     return SHOAL_SUCCESS;
 }
 
-/* Fold one matrix into topo->nvlinks and per-GPU switch link counts. */
-static int shoal__nvlink_fold(shoal_topo_t topo, const struct hwloc_distances_s *d, int *sw_links)
+/* The NVSwitches seen in the matrices, each GPU's links into each, and
+ * which switches are joined (switch-to-switch links): a fabric is a set of
+ * joined switches, and two GPUs reach each other through a fabric both
+ * have links into. */
+typedef struct shoal__fabric {
+    hwloc_obj_t *sw; /* switch objects (PCI devices), distinct */
+    int n_sw, cap_sw;
+    int *parent;     /* union-find over switches */
+    int *links;      /* [gpu * cap_sw + switch]: the GPU's links into the switch */
+} shoal__fabric_t;
+
+static int shoal__fabric_switch(shoal__fabric_t *f, hwloc_obj_t obj)
+{
+    if (obj->type == HWLOC_OBJ_OS_DEVICE && obj->parent) obj = obj->parent;
+    for (int s = 0; s < f->n_sw; s++)
+        if (f->sw[s] == obj) return s;
+    f->sw[f->n_sw] = obj; /* cap_sw counts every matrix object: room is there */
+    f->parent[f->n_sw] = f->n_sw;
+    return f->n_sw++;
+}
+
+static int shoal__fabric_root(shoal__fabric_t *f, int s)
+{
+    while (f->parent[s] != s) s = f->parent[s] = f->parent[f->parent[s]];
+    return s;
+}
+
+/* Fold one matrix into topo->nvlinks (direct links) and the fabric. */
+static int shoal__nvlink_fold(shoal_topo_t topo, const struct hwloc_distances_s *d, shoal__fabric_t *f)
 {
     unsigned n = d->nbobjs;
     int ng = topo->n_gpus, rc = SHOAL_SUCCESS;
@@ -160,35 +190,49 @@ static int shoal__nvlink_fold(shoal_topo_t topo, const struct hwloc_distances_s 
         rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory reading %s", SHOAL__NVLINK_MATRIX);
         goto out_free;
     }
-    for (unsigned k = 0; k < n; k++)
-        if ((rc = shoal__matrix_obj(topo, d->objs[k], &gpu[k], &sw[k])) < 0) goto out_free;
+    for (unsigned k = 0; k < n; k++) {
+        int is_switch;
+        if ((rc = shoal__matrix_obj(topo, d->objs[k], &gpu[k], &is_switch)) < 0) goto out_free;
+        sw[k] = is_switch ? shoal__fabric_switch(f, d->objs[k]) : -1;
+    }
 
-    for (unsigned x = 0; x < n; x++) {
-        if (gpu[x] < 0) continue;
+    for (unsigned x = 0; x < n; x++)
         for (unsigned y = 0; y < n; y++) {
             hwloc_uint64_t bw = d->values[x * n + y] > d->values[y * n + x] ? d->values[x * n + y] : d->values[y * n + x];
             int links = shoal__mbps_to_links(bw);
             if (x == y || links == 0) continue;
-            if (gpu[y] >= 0 && gpu[y] != gpu[x]) {
+            if (gpu[x] >= 0 && gpu[y] >= 0 && gpu[y] != gpu[x]) {
                 int *slot = &topo->nvlinks[gpu[x] * ng + gpu[y]];
                 if (links > *slot) *slot = links;
-            } else if (sw[y]) {
-                sw_links[gpu[x]] += links;
+            } else if (gpu[x] >= 0 && sw[y] >= 0) {
+                int *slot = &f->links[gpu[x] * f->cap_sw + sw[y]];
+                if (links > *slot) *slot = links; /* one matrix may list a pair twice: not twice the links */
+            } else if (sw[x] >= 0 && sw[y] >= 0 && sw[x] != sw[y]) {
+                int rx = shoal__fabric_root(f, sw[x]), ry = shoal__fabric_root(f, sw[y]);
+                if (rx != ry) f->parent[rx] = ry;
             }
         }
-    }
 out_free:
     free(gpu);
     free(sw);
     return rc;
 }
 
+/* GPU g's links into fabric root r. */
+static int shoal__fabric_links(shoal__fabric_t *f, int g, int r)
+{
+    int sum = 0;
+    for (int s = 0; s < f->n_sw; s++)
+        if (shoal__fabric_root(f, s) == r) sum += f->links[g * f->cap_sw + s];
+    return sum;
+}
+
 int shoal__nvlink_read(shoal_topo_t topo, int *found_p)
 {
     struct hwloc_distances_s *dist[8];
     unsigned nr = 8;
-    int ng = topo->n_gpus, rc = SHOAL_SUCCESS;
-    int *sw_links = NULL;
+    int ng = topo->n_gpus, rc = SHOAL_SUCCESS, cap = 0;
+    shoal__fabric_t f = {0};
 
     *found_p = 0;
     if (hwloc_distances_get_by_name(topo->hw, SHOAL__NVLINK_MATRIX, &nr, dist, 0) < 0)
@@ -200,25 +244,41 @@ int shoal__nvlink_read(shoal_topo_t topo, int *found_p)
 
     memset(topo->nvlinks, 0, (size_t)ng * (size_t)ng * sizeof(*topo->nvlinks));
     memset(topo->nvswitch, 0, (size_t)ng * (size_t)ng * sizeof(*topo->nvswitch));
-    sw_links = calloc(ng ? (size_t)ng : 1, sizeof(int));
-    if (!sw_links) {
+    for (unsigned i = 0; i < nr; i++) cap += (int)dist[i]->nbobjs;
+    f.cap_sw = cap > 0 ? cap : 1;
+    f.sw = calloc((size_t)f.cap_sw, sizeof(*f.sw));
+    f.parent = calloc((size_t)f.cap_sw, sizeof(int));
+    f.links = calloc((size_t)(ng ? ng : 1) * (size_t)f.cap_sw, sizeof(int));
+    if (!f.sw || !f.parent || !f.links) {
         rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory reading %s", SHOAL__NVLINK_MATRIX);
         goto out_release;
     }
     for (unsigned i = 0; i < nr; i++)
-        if ((rc = shoal__nvlink_fold(topo, dist[i], sw_links)) < 0) goto out_release;
+        if ((rc = shoal__nvlink_fold(topo, dist[i], &f)) < 0) goto out_release;
 
-    /* Two GPUs wired into the NVSwitch fabric reach each other at the rate
-     * of the slower one's links into it. */
+    /* Through each fabric two GPUs move data at the rate of the slower
+     * one's links into it, and the fabrics they share add up (an HGX
+     * board: 4 unjoined switches, 5+4+4+5 links from every GPU, 18 in
+     * all). GPUs that share no fabric are not joined by NVLink. */
     for (int a = 0; a < ng; a++)
         for (int b = 0; b < ng; b++) {
-            int links = sw_links[a] < sw_links[b] ? sw_links[a] : sw_links[b];
-            if (a == b || links == 0 || topo->nvlinks[a * ng + b] > 0) continue;
-            topo->nvlinks[a * ng + b] = links;
+            int total = 0;
+            if (a == b || topo->nvlinks[a * ng + b] > 0) continue;
+            for (int s = 0; s < f.n_sw; s++) {
+                int la, lb;
+                if (shoal__fabric_root(&f, s) != s) continue; /* each fabric once, at its root */
+                la = shoal__fabric_links(&f, a, s);
+                lb = shoal__fabric_links(&f, b, s);
+                total += la < lb ? la : lb;
+            }
+            if (total == 0) continue;
+            topo->nvlinks[a * ng + b] = total > 1000 ? 1000 : total;
             topo->nvswitch[a * ng + b] = 1;
         }
 out_release:
-    free(sw_links);
+    free(f.sw);
+    free(f.parent);
+    free(f.links);
     for (unsigned i = 0; i < nr; i++) hwloc_distances_release(topo->hw, dist[i]);
     return rc;
 }

@@ -14,6 +14,9 @@ Fixtures land in tests/fixtures/topology/:
                          4 NVSwitches (5+4+4+5), matrix over the GPUs' NVML OS
                          devices and the switches' PCI devices (heterogeneous,
                          as hwloc's NVML backend writes it)
+  nvswitch-islands-8gpu.xml  two NVSwitch fabrics in one box: GPUs 0-3 on
+                         switches 0-1, GPUs 4-7 on switches 2-3 (9 links into
+                         each), no switch joined to another
   pcie-8gpu.xml          8 GPUs on PCIe, two sockets: socket 0 has two host
                          bridges each with one switch of 2 GPUs (PIX, NODE);
                          socket 1 one host bridge with a switch above two
@@ -399,6 +402,33 @@ def write(name, text):
     return path
 
 
+def nvswitch_islands_8gpu():
+    """Two NVSwitch fabrics in one box: GPUs 0-3 have 9 links into each of
+    switches 0 and 1, GPUs 4-7 into switches 2 and 3, and no switch is joined
+    to another. Within a fabric 18 links; across, only PCIe (one host bridge)."""
+    m = Machine('nvswitch-islands', packages=2, cores_per_package=16)
+    hb = host_bridge(m.packages[0], 0x10, 0x4f)
+    gpus = []
+    for i in range(8):
+        rp = pci_bridge(hb, '10:%02x.0' % (i + 1), 0x11 + i, 0x11 + i, 1, ROOT_PORT)
+        dev, nv = gpu(rp, '%02x:00.0' % (0x11 + i), H100, nvml_index=i)
+        gpus.append(nv)
+    hb2 = host_bridge(m.packages[0], 0xa0, 0xaf)
+    switches = []
+    for s in range(4):
+        rp = pci_bridge(hb2, 'a0:%02x.0' % (s + 1), 0xa1 + s, 0xa1 + s, 1, ROOT_PORT)
+        sw = pci_dev(rp, '%02x:00.0' % (0xa1 + s), NVSWITCH)
+        sw.attrs = dict(subtype='NVSwitch', **sw.attrs)
+        switches.append(sw)
+    objs = gpus + switches
+    links = {}
+    for g in range(8):
+        for s in ((0, 1) if g < 4 else (2, 3)):
+            links[(g, 8 + s)] = 9
+    return document(m.root, [lambda: distances_xml('NVLinkBandwidth', objs, matrix(len(objs), links),
+                                                   KIND_FROM_OS | KIND_MEANS_BANDWIDTH)])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--h200-source', metavar='PATH',
@@ -415,6 +445,7 @@ def main():
     good = [committed if source == committed else write('h200x2-pcie.xml', raw),
             write('h200x2-nv18.xml', nv18),
             write('nvswitch-8gpu.xml', nvswitch_8gpu()),
+            write('nvswitch-islands-8gpu.xml', nvswitch_islands_8gpu()),
             write('pcie-8gpu.xml', pcie_8gpu()),
             write('nvlink-pairs-4gpu.xml', nvlink_pairs_4gpu()),
             write('cpu-2socket.xml', cpu_2socket())]

@@ -130,6 +130,19 @@ static void test_nvswitch(void)
     for (int a = 0; a < 8; a++)
         for (int b = a + 1; b < 8; b++) expect_pair(t, a, b, NVL, 18, 1);
     shoal_topo_destroy(t);
+
+    /* Two fabrics in one box (GPUs 0-3 on switches 0-1, 4-7 on 2-3, 9 links
+     * into each): NVLink within a fabric only; across, the PCIe path. */
+    t = load("nvswitch-islands-8gpu.xml");
+    expect_counts(t, 2, 2, 32, 8, 0);
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++) {
+            if (a / 4 == b / 4)
+                expect_pair(t, a, b, NVL, 18, 1);
+            else
+                expect_pair(t, a, b, PHB, 0, 0);
+        }
+    shoal_topo_destroy(t);
 }
 
 static void test_pcie(void)
