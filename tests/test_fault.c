@@ -56,7 +56,13 @@ int main(int argc, char **argv)
     char who[64];
     double t0;
 
+    /* Under -disable-auto-cleanup hydra signals the ranks still running
+     * whenever one exits without finalizing (mpiexec then reports "Hangup
+     * (signal 1)"): no rank of this test, the one that dies included, may be
+     * taken down by that, whenever it comes. */
     MPI_Init(&argc, &argv);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGUSR1, SIG_IGN);
     test_config(&cfg, HEAP);
     CHECK_MSG(cfg.timeout > 0 && cfg.timeout <= 10, "run with SHOAL_TIMEOUT=2 (timeout is %g)", cfg.timeout);
     CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
@@ -104,12 +110,7 @@ int main(int argc, char **argv)
     CHECK_CONTAINS(shoal_last_error(sh), who);
     CHECK_CONTAINS(shoal_last_error(sh), "has exited or was killed");
     CHECK_CONTAINS(shoal_last_error(sh), "shoal_barrier_all");
-    /* Every survivor ends with _exit too, and under -disable-auto-cleanup
-     * hydra signals the ranks still running whenever one exits without
-     * finalizing: the first survivor out must not take the others down
-     * (mpiexec then reports "Hangup (signal 1)"). */
-    signal(SIGHUP, SIG_IGN);
-    signal(SIGUSR1, SIG_IGN);
+    /* Every survivor ends with _exit too (signals ignored from the start). */
     survivors_meet(dead, npes);
 
     /* The dead PE cannot take part: only local memory goes, and finalize
