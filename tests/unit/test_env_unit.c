@@ -42,6 +42,20 @@ int main(void)
     EXPECT(shoal__parse_double("nan", &d) == SHOAL_ERR_ENV);
     EXPECT(shoal__parse_double("1e-320", &d) == 0 && d > 0 && d < 1e-300); /* underflow: tiny, not an error */
     EXPECT(shoal__parse_double("1e999", &d) == SHOAL_ERR_ENV);
+    {
+        /* SHOAL_FAULT: quiet:PE[:N] */
+        int fpe = 99, fcount = 99;
+        EXPECT(shoal__parse_fault("", &fpe, &fcount) == 0 && fpe == -1 && fcount == 0);
+        EXPECT(shoal__parse_fault(" quiet:3 ", &fpe, &fcount) == 0 && fpe == 3 && fcount == 1);
+        EXPECT(shoal__parse_fault("quiet:0:5", &fpe, &fcount) == 0 && fpe == 0 && fcount == 5);
+        EXPECT(shoal__parse_fault("quiet:", &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:-1", &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:1:0", &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:1:", &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:1:2:3", &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:99999999999", &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("barrier:1", &fpe, &fcount) == SHOAL_ERR_ENV);
+    }
     EXPECT(shoal_topo_parse_disable("cuda_ipc,shm", &mask) == 0 &&
            mask == ((1u << SHOAL_TRANSPORT_CUDA_IPC) | (1u << SHOAL_TRANSPORT_SHM)));
     EXPECT(shoal_topo_parse_disable(" staged\tSHM ", &mask) == 0 &&
