@@ -90,9 +90,12 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
     size_t off;
     int rc;
 
-    if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
-        return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
-    if (SHOAL__UNLIKELY(n == 0)) return SHOAL_SUCCESS;
+    /* Zero bytes: nothing to check but the PE (shoal__rma_check checks it
+     * first otherwise). */
+    if (SHOAL__UNLIKELY(n == 0))
+        return (unsigned)pe < (unsigned)sh->n_pes
+                   ? SHOAL_SUCCESS
+                   : shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
     rc = shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     tp = sh->pe_tp[pe];
