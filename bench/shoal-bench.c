@@ -19,12 +19,7 @@
  * (MPI_Win_lock_all) for the whole run:
  *   "alloc":  MPI_Win_allocate, memory MPI allocates as it sees fit;
  *   "create": MPI_Win_create over a buffer of shoal's own host heap, the
- *             memory shoal writes (as shoal's mpi_rma transport does) --
- *             unless shoal has an RMA window over its heap itself: then
- *             over MPI_Alloc_mem memory, because MPICH 4.0.2 over UCX
- *             delivers puts into a window over part of another window's
- *             memory at the other window's base (not with
- *             UCX_RCACHE_ENABLE=n; the data checks below caught it).
+ *             memory shoal writes (as shoal's mpi_rma transport does).
  * Ratios against "MPI" take the faster of the two for each figure.
  * After every batch the bytes that arrived are checked (a fresh pattern
  * each time), so the benchmark cannot silently time nothing.
@@ -54,7 +49,7 @@
 /* The two MPI windows. */
 enum {
     BENCH_WIN_ALLOC,  /* MPI_Win_allocate */
-    BENCH_WIN_CREATE, /* MPI_Win_create over shoal heap memory (or MPI_Alloc_mem's) */
+    BENCH_WIN_CREATE, /* MPI_Win_create over shoal heap memory */
     BENCH_WIN_COUNT
 };
 
@@ -102,7 +97,6 @@ typedef struct bench {
     int me;                /* rank in MPI_COMM_WORLD == PE */
     int n_pes;
     int oversubscribed;    /* more ranks on this host than cores */
-    int shoal_rma_win;     /* shoal has an MPI RMA window over its heap (some pair uses mpi_rma) */
     bench_opts_t o;
     unsigned char *sym;                      /* symmetric: shoal's target */
     unsigned char *win_mem[BENCH_WIN_COUNT]; /* the memory under each MPI window */
@@ -527,13 +521,8 @@ static void bench_setup(bench_t *b)
 
     b->sym = shoal_malloc(b->sh, n);
     if (b->sym == NULL) bench_fail(b, "shoal_malloc", shoal_last_error(b->sh));
-    if (b->shoal_rma_win) {
-        BENCH_MPI(b, MPI_Alloc_mem((MPI_Aint)n, MPI_INFO_NULL, &mem), "MPI_Alloc_mem");
-        b->win_mem[BENCH_WIN_CREATE] = mem;
-    } else {
-        b->win_mem[BENCH_WIN_CREATE] = shoal_malloc(b->sh, n);
-        if (b->win_mem[BENCH_WIN_CREATE] == NULL) bench_fail(b, "shoal_malloc", shoal_last_error(b->sh));
-    }
+    b->win_mem[BENCH_WIN_CREATE] = shoal_malloc(b->sh, n);
+    if (b->win_mem[BENCH_WIN_CREATE] == NULL) bench_fail(b, "shoal_malloc", shoal_last_error(b->sh));
     BENCH_MPI(b, MPI_Win_allocate((MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &b->win[BENCH_WIN_ALLOC]),
               "MPI_Win_allocate");
     b->win_mem[BENCH_WIN_ALLOC] = mem;
@@ -560,30 +549,23 @@ static void bench_teardown(bench_t *b)
         BENCH_MPI(b, MPI_Win_unlock_all(b->win[w]), "MPI_Win_unlock_all");
         BENCH_MPI(b, MPI_Win_free(&b->win[w]), "MPI_Win_free");
     }
-    if (b->shoal_rma_win) BENCH_MPI(b, MPI_Free_mem(b->win_mem[BENCH_WIN_CREATE]), "MPI_Free_mem");
-    else BENCH_SHOAL(b, shoal_free(b->sh, b->win_mem[BENCH_WIN_CREATE]), "shoal_free");
+    BENCH_SHOAL(b, shoal_free(b->sh, b->win_mem[BENCH_WIN_CREATE]), "shoal_free");
     BENCH_SHOAL(b, shoal_free(b->sh, b->sym), "shoal_free");
     free(b->src);
     free(b->dst);
 }
 
-/* Nodes in the run, ranks and cores of this host, and whether shoal made
- * an RMA window over its heap (it does when any PE reaches any other over
- * mpi_rma). */
+/* Nodes in the run, ranks and cores of this host. */
 static void bench_topology(bench_t *b, int *n_nodes_p, int *host_ranks_p, long *cores_p)
 {
     MPI_Comm host;
-    int n_nodes = 0, rma = 0;
+    int n_nodes = 0;
 
     for (int pe = 0; pe < b->n_pes; pe++) {
-        const char *tp = NULL;
         int node = shoal_pe_node(b->sh, pe);
         if (node < 0) bench_fail(b, "shoal_pe_node", shoal_last_error(b->sh));
         if (node + 1 > n_nodes) n_nodes = node + 1;
-        BENCH_SHOAL(b, shoal_pe_transport(b->sh, pe, &tp), "shoal_pe_transport");
-        if (strcmp(tp, "mpi_rma") == 0) rma = 1;
     }
-    BENCH_MPI(b, MPI_Allreduce(&rma, &b->shoal_rma_win, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
     BENCH_MPI(b, MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host),
               "MPI_Comm_split_type");
     BENCH_MPI(b, MPI_Comm_size(host, host_ranks_p), "MPI_Comm_size");
@@ -611,10 +593,8 @@ static void bench_header(const bench_t *b, int n_nodes, int host_ranks, long cor
            b->n_pes, tp, n_nodes, node_env ? node_env : "unset", host_ranks, cores,
            host_ranks > cores ? " (oversubscribed)" : "");
     printf("heap host, %zu MiB per PE; MPI windows of %s, lock_all: \"alloc\" MPI_Win_allocate, "
-           "\"create\" MPI_Win_create over %s\n",
-           (heap_used + heap_free) / BENCH_MIB, maxs,
-           b->shoal_rma_win ? "MPI_Alloc_mem memory (shoal's own RMA window covers its heap)"
-                            : "a shoal_malloc buffer");
+           "\"create\" MPI_Win_create over a shoal_malloc buffer\n",
+           (heap_used + heap_free) / BENCH_MIB, maxs);
     printf("best of %d batches; up to %ld ops per batch, fewer where a batch would pass %.2f s%s\n",
            b->o.batches, b->o.iters, b->o.batch_s, b->o.quick ? " (--quick: rough figures)" : "");
     /* Other work on the cores skews every figure: say how busy they were. */

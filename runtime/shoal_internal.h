@@ -104,6 +104,7 @@ enum { SHOAL__ENV_SIZE, SHOAL__ENV_INT, SHOAL__ENV_DOUBLE, SHOAL__ENV_STR };
     X(TRANSPORT_DISABLE, STR, "", "transports never to use, e.g. cuda_ipc,shm")          \
     X(P2P_LEVEL, STR, "SYS", "worst GPU path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS") \
     X(TOPO_FILE, STR, "", "hwloc XML to load instead of the live machine")               \
+    X(NVML_LIBRARY, STR, "", "NVML library to load instead of libnvidia-ml.so.1")        \
     X(DEBUG, STR, "", "log level: WARN, INFO or TRACE (silent when unset)")              \
     X(DEBUG_SUBSYS, STR, "ALL", "subsystems to log: INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV or ALL") \
     X(FAULT, STR, "", "testing aid: quiet:PE[:N] makes PE's first N quiets (default 1) fail")
@@ -279,9 +280,10 @@ struct shoal_instance {
     const shoal__transport_t **pe_tp; /* per PE */
     unsigned tp_used;   /* transports with operations possibly outstanding */
 
-    MPI_Win shm_win;  /* host heap: the node's shared window */
+    MPI_Win shm_win;  /* host heap: the node's shared window (none for a PE alone on its node) */
     MPI_Win rma_win;  /* the heap (host memory) for PEs on other nodes */
-    char *rma_base;   /* what rma_win exposes: the heap, or the GPU bounce copy */
+    char *rma_base;   /* what rma_win exposes: the heap's pages mapped a second time (heap_host.c says why),
+                       * or the heap itself where that failed */
     MPI_Win ctrl_win; /* node control block */
     MPI_Win progress_win; /* a window whose RMA needs this PE's progress while it waits (GPU rings) */
     shoal__node_ctrl_t *ctrl;
@@ -358,6 +360,12 @@ SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);
  * for every PE's heap? (MPICH would otherwise fill /dev/shm for hours.) */
 SHOAL__HIDDEN int shoal__heap_host_precheck(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
+/* Collective over comm: does this MPI move the base of a window made over
+ * part of the memory another window covers (MPI_WIN_BASE not the base it
+ * was given), with that other window over the same memory (alias false) or
+ * over a second mapping of its pages (alias true, as shoal's own)? Tried on
+ * scratch memory; *moved_p is the same on every PE. */
+SHOAL__HIDDEN int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p);
 SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
 SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_gpu_destroy(shoal_t sh);
