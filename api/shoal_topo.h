@@ -77,6 +77,13 @@ SHOAL_EXPORT int shoal_topo_gpu_nvswitch(shoal_topo_t topo, int a, int b);
  * the topology or XML), "nvml" (shoal asked NVML), or "none". */
 SHOAL_EXPORT const char *shoal_topo_nvlink_source(shoal_topo_t topo);
 
+/* What the user should know about how this model was made, or "" (never
+ * NULL): today, that hwloc found no PCI device on the live machine while
+ * NVML sees GPUs (hwloc's PCI discovery is missing: the text names the
+ * package), so the GPUs and their PCIe classes come from NVML and their
+ * locality is unknown. shoal-topo prints it; shoal_init logs it at WARN. */
+SHOAL_EXPORT const char *shoal_topo_warning(shoal_topo_t topo);
+
 /* One NIC: a network PCI device, or a network OS device without one. */
 typedef struct shoal_topo_nic {
     int index;              /* 0.. in PCI order, PCI-less NICs last */

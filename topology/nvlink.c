@@ -5,10 +5,15 @@
  * Objects of the matrix may be a GPU's PCI device, an OS device below it
  * (hwloc's NVML backend uses its "nvmlN" devices), or an NVSwitch PCI device.
  * A value between two GPUs is a direct link; GPUs with links into NVSwitches
- * reach each other through the switches they share, as on NVIDIA's HGX
- * boards (switches joined by links of their own count as one fabric).
- * Switches NVML reports but hwloc cannot show (hidden_switch, a VM given
- * some GPUs of a board) are taken as one fabric.
+ * reach each other through them. The matrix lists GPU-to-switch links only
+ * (the links that join the switches of two baseboards, as on 16-GPU HGX-2
+ * and DGX-2 machines, are not in it), so the NVSwitches of one machine are
+ * one fabric unless the topology says otherwise: an info
+ * SHOAL__NVLINK_FABRIC_INFO on a switch names its fabric, and switches of
+ * different names (no info is a name too, the empty one) are separate
+ * fabrics unless a switch-to-switch value joins them. Switches NVML reports
+ * but hwloc cannot show (hidden_switch, a VM given some GPUs of a board) are
+ * taken as one fabric.
  *
  * Link counts: hwloc's NVML backend writes 25000 MB/s for each NVLink of
  * versions 2 to 4 (20000 for version 1), adding up the links between the
@@ -58,6 +63,37 @@ static int shoal__mbps_to_links(hwloc_uint64_t mbps)
     return links > 1000 ? 1000 : (int)links; /* no GPU has a thousand links: a unit mix-up, keep it bounded */
 }
 
+/* The links between GPUs i and j a probe found that are not through a
+ * switch hwloc shows: direct ones, else those through switches hwloc cannot
+ * show (a VM given some GPUs of a board; every switch, where hwloc found no
+ * PCI device), *hidden_p then 1. */
+static int shoal__probe_pair(const shoal__nvlink_probe_t *probe, int i, int j, int *hidden_p)
+{
+    int ng = probe->n_gpus;
+    /* Each side counts its own links; they should agree. */
+    int links = probe->direct[i * ng + j] > probe->direct[j * ng + i] ? probe->direct[i * ng + j]
+                                                                     : probe->direct[j * ng + i];
+
+    *hidden_p = 0;
+    if (links == 0 && probe->hidden_switch[i] > 0 && probe->hidden_switch[j] > 0) {
+        links = probe->hidden_switch[i] < probe->hidden_switch[j] ? probe->hidden_switch[i] : probe->hidden_switch[j];
+        *hidden_p = 1;
+    }
+    return links;
+}
+
+void shoal__nvlink_from_probe(shoal_topo_t topo, const shoal__nvlink_probe_t *probe)
+{
+    int ng = topo->n_gpus;
+
+    for (int i = 0; i < ng; i++)
+        for (int j = 0; j < ng; j++) {
+            int hidden, links = i == j ? 0 : shoal__probe_pair(probe, i, j, &hidden);
+            topo->nvlinks[i * ng + j] = links;
+            topo->nvswitch[i * ng + j] = (unsigned char)(links > 0 && hidden);
+        }
+}
+
 int shoal__nvlink_store(shoal_topo_t topo, const shoal__nvlink_probe_t *probe)
 {
     int ng = topo->n_gpus, n = ng + probe->n_switches, rc = SHOAL_SUCCESS, any = 0;
@@ -77,17 +113,11 @@ int shoal__nvlink_store(shoal_topo_t topo, const shoal__nvlink_probe_t *probe)
 
     for (int i = 0; i < ng; i++)
         for (int j = 0; j < ng; j++) {
-            int links;
+            int links, hidden;
             if (i == j) continue;
-            /* Each side counts its own links; they should agree. */
-            links = probe->direct[i * ng + j] > probe->direct[j * ng + i] ? probe->direct[i * ng + j]
-                                                                         : probe->direct[j * ng + i];
-            /* Switches hwloc cannot show (a VM given some GPUs of a board):
-             * the matrix has no object for them, so write the pair's
-             * bandwidth through them as a direct value. */
-            if (links == 0 && probe->hidden_switch[i] > 0 && probe->hidden_switch[j] > 0)
-                links = probe->hidden_switch[i] < probe->hidden_switch[j] ? probe->hidden_switch[i]
-                                                                          : probe->hidden_switch[j];
+            /* Switches hwloc cannot show go in as a direct value: the
+             * matrix has no object for them. */
+            links = shoal__probe_pair(probe, i, j, &hidden);
             values[i * n + j] = shoal__links_to_mbps(links);
             any |= links > 0;
         }
@@ -153,22 +183,38 @@ static int shoal__matrix_obj(shoal_topo_t topo, hwloc_obj_t obj, int *gpu_p, int
 }
 
 /* The NVSwitches seen in the matrices, each GPU's links into each, and
- * which switches are joined (switch-to-switch links): a fabric is a set of
- * joined switches, and two GPUs reach each other through a fabric both
- * have links into. */
+ * which switches are joined (the same fabric name, or switch-to-switch
+ * links): a fabric is a set of joined switches, and two GPUs reach each
+ * other through a fabric both have links into. */
 typedef struct shoal__fabric {
-    hwloc_obj_t *sw; /* switch objects (PCI devices), distinct */
+    hwloc_obj_t *sw;     /* switch objects (PCI devices), distinct */
+    const char **name;   /* each switch's SHOAL__NVLINK_FABRIC_INFO, "" without one (hwloc's strings) */
     int n_sw, cap_sw;
-    int *parent;     /* union-find over switches */
-    int *links;      /* [gpu * cap_sw + switch]: the GPU's links into the switch */
+    int *parent;         /* union-find over switches */
+    int *links;          /* [gpu * cap_sw + switch]: the GPU's links into the switch */
 } shoal__fabric_t;
+
+/* The fabric a switch says it belongs to: the info on the matrix object,
+ * else on its PCI device (an OS device of the matrix stands for it). */
+static const char *shoal__fabric_name(hwloc_obj_t obj, hwloc_obj_t pci)
+{
+    const char *name = hwloc_obj_get_info_by_name(obj, SHOAL__NVLINK_FABRIC_INFO);
+    if (!name && pci != obj) name = hwloc_obj_get_info_by_name(pci, SHOAL__NVLINK_FABRIC_INFO);
+    return name ? name : "";
+}
 
 static int shoal__fabric_switch(shoal__fabric_t *f, hwloc_obj_t obj)
 {
-    if (obj->type == HWLOC_OBJ_OS_DEVICE && obj->parent) obj = obj->parent;
+    hwloc_obj_t pci = obj->type == HWLOC_OBJ_OS_DEVICE && obj->parent ? obj->parent : obj;
+
     for (int s = 0; s < f->n_sw; s++)
-        if (f->sw[s] == obj) return s;
-    f->sw[f->n_sw] = obj; /* cap_sw counts every matrix object: room is there */
+        if (f->sw[s] == pci) {
+            /* Another matrix may name it through the other object. */
+            if (!f->name[s][0]) f->name[s] = shoal__fabric_name(obj, pci);
+            return s;
+        }
+    f->sw[f->n_sw] = pci; /* cap_sw counts every matrix object: room is there */
+    f->name[f->n_sw] = shoal__fabric_name(obj, pci);
     f->parent[f->n_sw] = f->n_sw;
     return f->n_sw++;
 }
@@ -177,6 +223,24 @@ static int shoal__fabric_root(shoal__fabric_t *f, int s)
 {
     while (f->parent[s] != s) s = f->parent[s] = f->parent[f->parent[s]];
     return s;
+}
+
+static void shoal__fabric_join(shoal__fabric_t *f, int x, int y)
+{
+    int rx = shoal__fabric_root(f, x), ry = shoal__fabric_root(f, y);
+    if (rx != ry) f->parent[rx] = ry;
+}
+
+/* Switches of one name are one fabric: with no name anywhere (what hwloc
+ * and shoal's NVML probe write), every switch of the machine. */
+static void shoal__fabric_join_names(shoal__fabric_t *f)
+{
+    for (int s = 1; s < f->n_sw; s++)
+        for (int t = 0; t < s; t++)
+            if (strcmp(f->name[s], f->name[t]) == 0) {
+                shoal__fabric_join(f, s, t);
+                break;
+            }
 }
 
 /* Fold one matrix into topo->nvlinks (direct links) and the fabric. */
@@ -208,8 +272,7 @@ static int shoal__nvlink_fold(shoal_topo_t topo, const struct hwloc_distances_s 
                 int *slot = &f->links[gpu[x] * f->cap_sw + sw[y]];
                 if (links > *slot) *slot = links; /* one matrix may list a pair twice: not twice the links */
             } else if (sw[x] >= 0 && sw[y] >= 0 && sw[x] != sw[y]) {
-                int rx = shoal__fabric_root(f, sw[x]), ry = shoal__fabric_root(f, sw[y]);
-                if (rx != ry) f->parent[rx] = ry;
+                shoal__fabric_join(f, sw[x], sw[y]);
             }
         }
 out_free:
@@ -247,19 +310,24 @@ int shoal__nvlink_read(shoal_topo_t topo, int *found_p)
     for (unsigned i = 0; i < nr; i++) cap += (int)dist[i]->nbobjs;
     f.cap_sw = cap > 0 ? cap : 1;
     f.sw = calloc((size_t)f.cap_sw, sizeof(*f.sw));
+    f.name = calloc((size_t)f.cap_sw, sizeof(*f.name));
     f.parent = calloc((size_t)f.cap_sw, sizeof(int));
     f.links = calloc((size_t)(ng ? ng : 1) * (size_t)f.cap_sw, sizeof(int));
-    if (!f.sw || !f.parent || !f.links) {
+    if (!f.sw || !f.name || !f.parent || !f.links) {
         rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory reading %s", SHOAL__NVLINK_MATRIX);
         goto out_release;
     }
     for (unsigned i = 0; i < nr; i++)
         if ((rc = shoal__nvlink_fold(topo, dist[i], &f)) < 0) goto out_release;
+    shoal__fabric_join_names(&f);
 
     /* Through each fabric two GPUs move data at the rate of the slower
-     * one's links into it, and the fabrics they share add up (an HGX
-     * board: 4 unjoined switches, 5+4+4+5 links from every GPU, 18 in
-     * all). GPUs that share no fabric are not joined by NVLink. */
+     * one's links into it. With one fabric (no names), that is the smaller
+     * of the two GPUs' link totals into the machine's switches: 5+4+4+5 =
+     * 18 on an HGX board of 8 GPUs and 4 switches; 6 on a 16-GPU machine
+     * of two baseboards, each GPU with one link into each of its own
+     * baseboard's 6 switches. Fabrics named apart add up; GPUs that share
+     * none are not joined by NVLink. */
     for (int a = 0; a < ng; a++)
         for (int b = 0; b < ng; b++) {
             int total = 0;
@@ -277,6 +345,7 @@ int shoal__nvlink_read(shoal_topo_t topo, int *found_p)
         }
 out_release:
     free(f.sw);
+    free(f.name);
     free(f.parent);
     free(f.links);
     for (unsigned i = 0; i < nr; i++) hwloc_distances_release(topo->hw, dist[i]);

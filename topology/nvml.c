@@ -1,12 +1,16 @@
 /*
  * NVLink discovery through NVML, for live machines whose hwloc has no NVML
- * backend (Debian's). NVML is loaded with dlopen: no header and no library
- * is needed to build, and a machine without the driver simply has no
- * NVLinks. The few types and entry points used are declared here, following
- * NVML's documented ABI (nvml.h of the R5xx drivers).
+ * backend (Debian's); and the GPUs themselves, with the PCIe class of each
+ * pair, where hwloc found no PCI device at all (its PCI discovery missing).
+ * NVML is loaded with dlopen (SHOAL_NVML_LIBRARY, else libnvidia-ml.so.1):
+ * no header and no library is needed to build, and a machine without the
+ * driver simply has no NVLinks. The few types and entry points used are
+ * declared here, following NVML's documented ABI (nvml.h of the R5xx
+ * drivers).
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topo_internal.h"
@@ -22,6 +26,14 @@ typedef int shoal__nvmlIntNvLinkDeviceType_t; /* GPU 0, IBMNPU 1, SWITCH 2, UNKN
 #define SHOAL__NVML_NVLINK_DEVICE_TYPE_GPU 0
 #define SHOAL__NVML_NVLINK_DEVICE_TYPE_SWITCH 2
 #define SHOAL__NVML_NVLINK_MAX_LINKS 18 /* Hopper has 18 */
+#define SHOAL__NVML_NAME_LEN 96         /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
+/* nvmlGpuTopologyLevel_t: the nearest common ancestor of two GPUs. */
+#define SHOAL__NVML_TOPOLOGY_INTERNAL 0    /* one board (a dual-GPU card) */
+#define SHOAL__NVML_TOPOLOGY_SINGLE 10     /* one PCIe switch */
+#define SHOAL__NVML_TOPOLOGY_MULTIPLE 20   /* several PCIe switches, no host bridge */
+#define SHOAL__NVML_TOPOLOGY_HOSTBRIDGE 30 /* one host bridge */
+#define SHOAL__NVML_TOPOLOGY_NODE 40       /* host bridges of one NUMA node */
+#define SHOAL__NVML_TOPOLOGY_SYSTEM 50     /* across NUMA nodes */
 
 /* nvmlPciInfo_t as filled by the _v3 / _v2 entry points used below. */
 typedef struct shoal__nvmlPciInfo {
@@ -46,6 +58,10 @@ typedef struct shoal__nvml {
     shoal__nvmlReturn_t (*remote_pci)(shoal__nvmlDevice_t, unsigned int, shoal__nvmlPciInfo_t *);
     /* optional: older drivers lack it */
     shoal__nvmlReturn_t (*remote_type)(shoal__nvmlDevice_t, unsigned int, shoal__nvmlIntNvLinkDeviceType_t *);
+    /* for GPUs hwloc did not find (optional: without them, no such GPUs) */
+    shoal__nvmlReturn_t (*by_index)(unsigned int, shoal__nvmlDevice_t *);
+    shoal__nvmlReturn_t (*name)(shoal__nvmlDevice_t, char *, unsigned int);
+    shoal__nvmlReturn_t (*common_ancestor)(shoal__nvmlDevice_t, shoal__nvmlDevice_t, int *);
 } shoal__nvml_t;
 
 /* dlsym into a function pointer without the object/function cast warning. */
@@ -58,8 +74,10 @@ typedef struct shoal__nvml {
 /* 1 when NVML is loaded and initialized; 0 when it is absent or unusable. */
 static int shoal__nvml_open(shoal__nvml_t *nv)
 {
+    const char *path = getenv("SHOAL_NVML_LIBRARY");
+
     memset(nv, 0, sizeof(*nv));
-    nv->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    nv->lib = dlopen(path && *path ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!nv->lib) return 0;
     SHOAL__NVML_SYM(nv, init, "nvmlInit_v2");
     SHOAL__NVML_SYM(nv, shutdown, "nvmlShutdown");
@@ -69,6 +87,9 @@ static int shoal__nvml_open(shoal__nvml_t *nv)
     SHOAL__NVML_SYM(nv, link_state, "nvmlDeviceGetNvLinkState");
     SHOAL__NVML_SYM(nv, remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
     SHOAL__NVML_SYM(nv, remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    SHOAL__NVML_SYM(nv, by_index, "nvmlDeviceGetHandleByIndex_v2");
+    SHOAL__NVML_SYM(nv, name, "nvmlDeviceGetName");
+    SHOAL__NVML_SYM(nv, common_ancestor, "nvmlDeviceGetTopologyCommonAncestor");
     if (!nv->init || !nv->shutdown || !nv->count || !nv->by_busid || !nv->pci_info || !nv->link_state ||
         !nv->remote_pci || nv->init() != SHOAL__NVML_SUCCESS) {
         dlclose(nv->lib);
@@ -86,11 +107,15 @@ static void shoal__nvml_close(shoal__nvml_t *nv)
     nv->lib = NULL;
 }
 
+/* The model's GPU at that PCI address (by its bus id: hwloc's GPUs and
+ * NVML's alike), or -1. */
 static int shoal__gpu_by_pci(shoal_topo_t topo, const shoal__nvmlPciInfo_t *pci)
 {
     for (int i = 0; i < topo->n_gpus; i++) {
-        const struct hwloc_pcidev_attr_s *a = &topo->gpus[i].pci->attr->pcidev;
-        if (a->domain == pci->domain && a->bus == pci->bus && a->dev == pci->device) return i;
+        unsigned domain, bus, dev, func;
+        if (shoal__topo_busid_parse(topo->gpus[i].bus_id, &domain, &bus, &dev, &func) == SHOAL_SUCCESS &&
+            domain == pci->domain && bus == pci->bus && dev == pci->device)
+            return i;
     }
     return -1;
 }
@@ -169,4 +194,103 @@ out_close:
     shoal__nvml_close(&nv);
     *found_p = links > 0;
     return SHOAL_SUCCESS;
+}
+
+/* ------------------------------------------------- GPUs without PCI discovery */
+
+static shoal_path_t shoal__nvml_level_path(int level)
+{
+    switch (level) {
+    case SHOAL__NVML_TOPOLOGY_INTERNAL:
+    case SHOAL__NVML_TOPOLOGY_SINGLE: return SHOAL_PATH_PIX;
+    case SHOAL__NVML_TOPOLOGY_MULTIPLE: return SHOAL_PATH_PXB;
+    case SHOAL__NVML_TOPOLOGY_HOSTBRIDGE: return SHOAL_PATH_PHB;
+    case SHOAL__NVML_TOPOLOGY_NODE: return SHOAL_PATH_NODE;
+    default: return SHOAL_PATH_SYS;
+    }
+}
+
+static int shoal__nvml_gpu_cmp(const void *a, const void *b)
+{
+    return strcmp(((const shoal__topo_gpu_t *)a)->bus_id, ((const shoal__topo_gpu_t *)b)->bus_id);
+}
+
+int shoal__nvml_gpus(shoal_topo_t topo, int *found_p)
+{
+    shoal__nvml_t nv;
+    shoal__nvmlDevice_t *devs = NULL, *sorted = NULL;
+    unsigned count = 0;
+    int n = 0, rc = SHOAL_SUCCESS;
+
+    *found_p = 0;
+    if (!shoal__nvml_open(&nv)) return SHOAL_SUCCESS;
+    if (!nv.by_index || !nv.name || nv.count(&count) != SHOAL__NVML_SUCCESS || count == 0) goto out_close;
+    if (count > 4096) count = 4096;
+    topo->gpus = calloc(count, sizeof(*topo->gpus));
+    devs = calloc(count, sizeof(*devs));
+    sorted = calloc(count, sizeof(*sorted));
+    if (!topo->gpus || !devs || !sorted) {
+        rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory for %u GPUs", count);
+        goto out_close;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        shoal__nvmlPciInfo_t pci;
+        char name[SHOAL__NVML_NAME_LEN];
+        shoal__topo_gpu_t *g = &topo->gpus[n];
+        /* A device NVML cannot open (no permission, fallen off the bus) is
+         * one CUDA cannot use either. */
+        if (nv.by_index(i, &devs[n]) != SHOAL__NVML_SUCCESS || nv.pci_info(devs[n], &pci) != SHOAL__NVML_SUCCESS)
+            continue;
+        snprintf(g->bus_id, sizeof(g->bus_id), "%04x:%02x:%02x.0", pci.domain & 0xffffu, pci.bus & 0xffu,
+                 pci.device & 0x1fu);
+        if (nv.name(devs[n], name, sizeof(name)) != SHOAL__NVML_SUCCESS) name[0] = '\0';
+        name[sizeof(name) - 1] = '\0';
+        g->name = strdup(name);
+        g->cpuset = strdup("");
+        if (!g->name || !g->cpuset) {
+            rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
+            goto out_close;
+        }
+        g->pci = NULL; /* no PCI device in hwloc: locality unknown */
+        g->near = NULL;
+        g->numa = -1;
+        g->nic = -1;
+        topo->n_gpus = ++n;
+    }
+    if (n == 0) goto out_close;
+    /* Bus id order, as hwloc's GPUs; the handles follow their GPUs. */
+    {
+        shoal__topo_gpu_t *unsorted = malloc((size_t)n * sizeof(*unsorted));
+        if (!unsorted) {
+            rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
+            goto out_close;
+        }
+        memcpy(unsorted, topo->gpus, (size_t)n * sizeof(*unsorted));
+        qsort(topo->gpus, (size_t)n, sizeof(*topo->gpus), shoal__nvml_gpu_cmp);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (strcmp(topo->gpus[i].bus_id, unsorted[j].bus_id) == 0) sorted[i] = devs[j];
+        free(unsorted);
+    }
+    topo->pcie = calloc((size_t)n * (size_t)n, sizeof(*topo->pcie));
+    if (!topo->pcie) {
+        rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
+        goto out_close;
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int level = -1;
+            shoal_path_t p = SHOAL_PATH_SYS;
+            if (nv.common_ancestor && nv.common_ancestor(sorted[a], sorted[b], &level) == SHOAL__NVML_SUCCESS)
+                p = shoal__nvml_level_path(level);
+            else
+                topo->pcie_unknown++; /* not known: the worst class, and the warning says so */
+            topo->pcie[a * n + b] = topo->pcie[b * n + a] = (unsigned char)p;
+        }
+    *found_p = 1;
+out_close:
+    free(devs);
+    free(sorted);
+    shoal__nvml_close(&nv);
+    return rc;
 }

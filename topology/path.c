@@ -78,6 +78,7 @@ void shoal__topo_paths_fill(shoal_topo_t topo)
             shoal_path_t p;
             if (a == b) p = SHOAL_PATH_LOC;
             else if (topo->nvlinks[a * n + b] > 0) p = SHOAL_PATH_NVL;
+            else if (topo->pci_missing) p = (shoal_path_t)topo->pcie[a * n + b]; /* NVML's class */
             else p = shoal__topo_pci_path(topo->gpus[a].pci, topo->gpus[b].pci);
             topo->paths[a * n + b] = (unsigned char)p;
         }

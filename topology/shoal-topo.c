@@ -396,6 +396,10 @@ static int tool_text_warnings(FILE *out, shoal_topo_t topo, const tool_opts_t *o
     int n_gpus = shoal_topo_n_gpus(topo), warned = 0, bind_rc;
 
     fprintf(out, "\nWarnings:\n");
+    if (*shoal_topo_warning(topo)) {
+        fprintf(out, "  %s\n", shoal_topo_warning(topo));
+        warned++;
+    }
     bind_rc = shoal_topo_cpubind(topo, bind, sizeof(bind));
     for (int g = 0; g < n_gpus && bind_rc == SHOAL_SUCCESS; g++) {
         shoal_topo_gpu_t gpu;
@@ -488,6 +492,10 @@ static int tool_json(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const t
             if (tool_json_pair(out, topo, o, a, a, b, b, 0)) return 1;
         }
     fprintf(out, "%s]", first ? "" : "\n  ");
+    if (*shoal_topo_warning(topo)) {
+        fprintf(out, ",\n  \"warning\": ");
+        tool_json_str(out, shoal_topo_warning(topo));
+    }
     if (pl->explicit_placement) {
         first = 1;
         fprintf(out, ",\n  \"pes\": [");
@@ -513,6 +521,8 @@ static int tool_model(const tool_opts_t *o)
     int rc;
 
     if (shoal_topo_load(o->input, &topo) < 0) return tool_fail("%s", shoal_topo_last_error());
+    /* On stderr too: seen even where only the JSON is read. */
+    if (*shoal_topo_warning(topo)) fprintf(stderr, TOOL ": warning: %s\n", shoal_topo_warning(topo));
     if ((rc = tool_place(topo, o, &pl)) != 0) goto out_place; /* pl is zeroed first */
     if (o->export_path && shoal_topo_export_xml(topo, o->export_path) < 0) {
         rc = tool_fail("%s", shoal_topo_last_error());

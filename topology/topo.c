@@ -269,6 +269,7 @@ static void shoal__gpus_nearest_nic(shoal_topo_t topo)
 {
     for (int g = 0; g < topo->n_gpus; g++) {
         shoal_path_t best = SHOAL_PATH_COUNT;
+        if (!topo->gpus[g].pci) continue; /* a GPU from NVML: where it sits is unknown */
         for (int n = 0; n < topo->n_nics; n++) {
             shoal_path_t p = shoal__topo_pci_path(topo->gpus[g].pci, topo->nics[n].obj);
             if (p < best) {
@@ -295,10 +296,12 @@ static int shoal__nvlinks_find(shoal_topo_t topo)
     if (!topo->nvlinks || !topo->nvswitch || !topo->paths)
         return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
 
-    if ((rc = shoal__nvlink_read(topo, &found)) < 0) return rc;
-    if (found) {
-        topo->nvlink_source = SHOAL__NVLINK_HWLOC;
-        return SHOAL_SUCCESS;
+    if (!topo->pci_missing) {
+        if ((rc = shoal__nvlink_read(topo, &found)) < 0) return rc;
+        if (found) {
+            topo->nvlink_source = SHOAL__NVLINK_HWLOC;
+            return SHOAL_SUCCESS;
+        }
     }
     if (!topo->live || topo->n_gpus < 2) return SHOAL_SUCCESS;
 
@@ -306,12 +309,44 @@ static int shoal__nvlinks_find(shoal_topo_t topo)
     if ((rc = shoal__nvlink_probe_init(&probe, topo->n_gpus, topo->n_gpus * 18)) < 0) return rc;
     rc = shoal__nvml_probe(topo, &probe, &found);
     if (rc < 0 || !found) goto out_probe;
+    if (topo->pci_missing) {
+        /* GPUs without PCI objects: no hwloc matrix can name them. */
+        shoal__nvlink_from_probe(topo, &probe);
+        topo->nvlink_source = SHOAL__NVLINK_NVML;
+        goto out_probe;
+    }
     if ((rc = shoal__nvlink_store(topo, &probe)) < 0) goto out_probe;
     if ((rc = shoal__nvlink_read(topo, &found)) < 0) goto out_probe;
     if (found) topo->nvlink_source = SHOAL__NVLINK_NVML;
 out_probe:
     shoal__nvlink_probe_fini(&probe);
     return rc;
+}
+
+/* A live machine where hwloc found no PCI device: its PCI discovery is
+ * missing (hwloc_pci and the linux component's sysfs walk both absent or
+ * disabled), so no GPU, NIC or switch has a place. If NVML sees GPUs, the
+ * model takes them from NVML, with the PCIe class NVML gives for each pair,
+ * and says so in the warning; nothing is made up as a PCIe path. */
+static int shoal__no_pci(shoal_topo_t topo)
+{
+    char text[512];
+    int found = 0, rc, n;
+
+    if ((rc = shoal__nvml_gpus(topo, &found)) < 0) return rc;
+    if (!found) return SHOAL_SUCCESS; /* no GPU here either: a CPU-only machine needs no PCI tree */
+    topo->pci_missing = 1;
+    n = snprintf(text, sizeof(text),
+                 "hwloc found no PCI device on this machine while NVML sees %d GPU%s: hwloc's PCI discovery is "
+                 "missing (install libhwloc-plugins, which holds hwloc_pci, or point HWLOC_PLUGINS_PATH at the folder "
+                 "holding hwloc_pci.so; HWLOC_COMPONENTS must not exclude pci). The GPUs and the PCIe class of "
+                 "each pair come from NVML; GPU locality (NUMA node, CPUs, nearest NIC) is unknown",
+                 topo->n_gpus, topo->n_gpus == 1 ? "" : "s");
+    if (topo->pcie_unknown > 0 && n > 0 && (size_t)n < sizeof(text))
+        snprintf(text + n, sizeof(text) - (size_t)n, "; NVML gave no class for %d pair%s, taken as SYS",
+                 topo->pcie_unknown, topo->pcie_unknown == 1 ? "" : "s");
+    if (!(topo->warning = strdup(text))) return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
+    return SHOAL_SUCCESS;
 }
 
 static int shoal__topo_build(shoal_topo_t topo)
@@ -322,6 +357,9 @@ static int shoal__topo_build(shoal_topo_t topo)
     topo->n_numa = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_NUMANODE);
     topo->n_cores = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_CORE);
     if ((rc = shoal__gpus_find(topo)) < 0) return rc;
+    if (topo->live && hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_PCI_DEVICE) == 0 &&
+        (rc = shoal__no_pci(topo)) < 0)
+        return rc;
     if ((rc = shoal__nics_find(topo)) < 0) return rc;
     shoal__gpus_nearest_nic(topo);
     if ((rc = shoal__nvlinks_find(topo)) < 0) return rc;
@@ -330,235 +368,6 @@ static int shoal__topo_build(shoal_topo_t topo)
 }
 
 /* ---------------------------------------------------------------- load / destroy */
-
-/* The largest os_index shoal lets hwloc see. hwloc turns a PU's or NUMA
- * node's os_index into a bit of a set sized to hold it, and copies and
- * prints such sets all through the tree: an os_index of 2^31 takes seconds
- * and gigabytes (and an object without one gets 2^32-1). Linux numbers at
- * most 8192 CPUs and 1024 NUMA nodes. */
-#define SHOAL__XML_MAX_OS_INDEX 65535u
-
-/* One attribute of an XML start tag, as written (entities not expanded). */
-typedef struct shoal__xml_attr {
-    const char *name, *value;
-    size_t name_len, value_len;
-} shoal__xml_attr_t;
-
-static int shoal__xml_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* The next attribute of the start tag at *pp: 1 with *a filled and *pp past
- * it; 0 at the end of the tag, or where it is malformed (hwloc's parser
- * reports that). */
-static int shoal__xml_next_attr(const char **pp, const char *end, shoal__xml_attr_t *a)
-{
-    const char *p = *pp;
-    char quote;
-
-    while (p < end && shoal__xml_space(*p)) p++;
-    if (p == end || *p == '>' || *p == '/') return 0;
-    a->name = p;
-    while (p < end && !shoal__xml_space(*p) && *p != '=' && *p != '>' && *p != '/') p++;
-    a->name_len = (size_t)(p - a->name);
-    while (p < end && shoal__xml_space(*p)) p++;
-    if (p == end || *p != '=') return 0;
-    for (p++; p < end && shoal__xml_space(*p); p++) continue;
-    if (p == end || (*p != '"' && *p != '\'')) return 0;
-    quote = *p++;
-    a->value = p;
-    p = memchr(p, quote, (size_t)(end - p));
-    if (p == NULL) return 0;
-    a->value_len = (size_t)(p - a->value);
-    *pp = p + 1;
-    return 1;
-}
-
-static int shoal__xml_attr_is(const shoal__xml_attr_t *a, const char *name)
-{
-    return a->name_len == strlen(name) && memcmp(a->name, name, a->name_len) == 0;
-}
-
-/* An os_index as hwloc reads it (strtoul): above the limit, negative, or
- * written with an entity (whose value only the XML parser knows). */
-static int shoal__xml_os_index_too_big(const shoal__xml_attr_t *a)
-{
-    const char *p = a->value, *end = a->value + a->value_len;
-    unsigned long long v = 0;
-    int neg = 0;
-
-    if (memchr(p, '&', a->value_len) != NULL) return 1;
-    while (p < end && (shoal__xml_space(*p) || *p == '\v' || *p == '\f')) p++;
-    if (p < end && (*p == '+' || *p == '-')) neg = *p++ == '-';
-    for (; p < end && *p >= '0' && *p <= '9'; p++) {
-        v = v * 10 + (unsigned)(*p - '0');
-        if (v > SHOAL__XML_MAX_OS_INDEX) return 1;
-    }
-    return neg ? v != 0 : v > SHOAL__XML_MAX_OS_INDEX;
-}
-
-/* A CPU or NUMA set as hwloc writes it: comma-separated words of up to 16
- * hex digits (with or without 0x; empty for a zero word, except the
- * first), optionally after "0xf...f" (all bits above). hwloc 2.9's parser
- * asserts (aborts the process) on some malformed ones, such as a leading
- * comma. */
-static int shoal__xml_bitmap_ok(const shoal__xml_attr_t *a)
-{
-    const char *p = a->value, *end = a->value + a->value_len;
-
-    if (a->value_len >= 7 && memcmp(p, "0xf...f", 7) == 0) {
-        p += 7;
-        if (p == end) return 1;
-        if (*p++ != ',') return 0;
-    }
-    if (p == end || *p == ',') return 0;
-    for (;;) {
-        int digits = 0;
-        if (end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
-        while (p < end && isxdigit((unsigned char)*p) && digits <= 16) p++, digits++;
-        if (digits > 16) return 0;
-        if (p == end) return 1;
-        if (*p++ != ',') return 0;
-        if (p == end) return 0; /* a trailing comma */
-        if (*p == ',') continue; /* an empty (zero) word */
-    }
-}
-
-/* The first <object> start tag hwloc must not see, with why in why[]:
- *  - a cpuset or nodeset without the complete_ one that hwloc always
- *    writes beside it: hwloc 2.9 dereferences the missing set in
- *    hwloc_topology_load and crashes (lstopo -i too);
- *  - an os_index above SHOAL__XML_MAX_OS_INDEX, or a PU or NUMA node
- *    without one (hwloc always writes theirs);
- *  - a type written with an entity (only the XML parser knows which);
- *  - a set hwloc's parser could abort on (see shoal__xml_bitmap_ok).
- * Comments, CDATA sections and processing instructions are skipped. */
-static const char *shoal__xml_bad_object(const char *text, const char *end, char *why, size_t why_len)
-{
-    static const struct {
-        const char *open, *close;
-    } skips[] = {{"<!--", "-->"}, {"<![CDATA[", "]]>"}, {"<?", "?>"}};
-    static const char *const set_names[4] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"};
-    const char *p = text;
-
-    while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
-        const char *obj = p, *q;
-        shoal__xml_attr_t a;
-        int sets[4] = {0, 0, 0, 0}, skipped = 0, indexed = 0, has_index = 0;
-        shoal__xml_attr_t big_index = {0}; /* an os_index too big for a set, if any */
-
-        for (size_t i = 0; i < sizeof(skips) / sizeof(skips[0]); i++) {
-            size_t n = strlen(skips[i].open);
-            if ((size_t)(end - p) >= n && memcmp(p, skips[i].open, n) == 0) {
-                q = memmem(p + n, (size_t)(end - p - n), skips[i].close, strlen(skips[i].close));
-                if (q == NULL) return NULL; /* unterminated: the parser says so */
-                p = q + strlen(skips[i].close);
-                skipped = 1;
-                break;
-            }
-        }
-        if (skipped) continue;
-        p++;
-        if ((size_t)(end - p) < 7 || memcmp(p, "object", 6) != 0 || !(shoal__xml_space(p[6]) || p[6] == '>' || p[6] == '/'))
-            continue;
-        for (p += 6; shoal__xml_next_attr(&p, end, &a);) {
-            /* cpuset, nodeset, and their complete_ and allowed_ forms */
-            int is_set = (a.name_len >= 6 && memcmp(a.name + a.name_len - 6, "cpuset", 6) == 0) ||
-                         (a.name_len >= 7 && memcmp(a.name + a.name_len - 7, "nodeset", 7) == 0);
-            for (int i = 0; i < 4; i++) sets[i] |= shoal__xml_attr_is(&a, set_names[i]);
-            if (is_set && !shoal__xml_bitmap_ok(&a)) {
-                snprintf(why, why_len, "its %.*s \"%.*s\" is not a set as hwloc writes them (hwloc could abort "
-                         "reading it)", (int)a.name_len, a.name, a.value_len > 24 ? 24 : (int)a.value_len, a.value);
-                return obj;
-            }
-            if (shoal__xml_attr_is(&a, "type")) {
-                if (memchr(a.value, '&', a.value_len) != NULL) {
-                    snprintf(why, why_len, "its type is written with an entity");
-                    return obj;
-                }
-                indexed = (a.value_len == 2 && memcmp(a.value, "PU", 2) == 0) ||
-                          (a.value_len == 8 && memcmp(a.value, "NUMANode", 8) == 0);
-            } else if (shoal__xml_attr_is(&a, "os_index")) {
-                has_index = 1;
-                if (shoal__xml_os_index_too_big(&a)) big_index = a;
-            }
-        }
-        /* Only PU and NUMA node numbers become bits of sets (either attribute
-         * may come first); a package or core may carry any number (ACPI
-         * table offsets on some arm64 machines). */
-        if (indexed && big_index.name != NULL) {
-            snprintf(why, why_len, "a PU or NUMANode os_index \"%.*s\" is out of range (0 to %u; hwloc would build "
-                     "CPU and NUMA sets that large)", big_index.value_len > 24 ? 24 : (int)big_index.value_len,
-                     big_index.value, SHOAL__XML_MAX_OS_INDEX);
-            return obj;
-        }
-        if (indexed && !has_index) {
-            snprintf(why, why_len, "a PU or NUMANode without os_index (hwloc would number it 4294967295 and build CPU "
-                     "and NUMA sets that large)");
-            return obj;
-        }
-        if ((sets[0] && !sets[1]) || (sets[2] && !sets[3])) {
-            snprintf(why, why_len, "it has a cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc "
-                     "would crash loading it)");
-            return obj;
-        }
-    }
-    return NULL;
-}
-
-/* Before hwloc sees the file: a missing or unreadable one (hwloc reports it
- * as malformed, errno EINVAL) and objects hwloc would crash or stall on. */
-static int shoal__xml_precheck(const char *path)
-{
-    enum { MAX_BYTES = 256 << 20 };
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    const char *bad;
-    char why[160];
-    size_t n = 0, cap = 0;
-    int rc = SHOAL_SUCCESS;
-
-    if (!f)
-        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: cannot open topology file '%s': %s", path,
-                                 strerror(errno));
-    for (;;) {
-        size_t got;
-        if (n == cap) {
-            char *grown;
-            if (cap >= MAX_BYTES) {
-                rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: topology file '%s' is over %d MiB", path,
-                                       MAX_BYTES >> 20);
-                goto out;
-            }
-            cap = cap ? 2 * cap : 1 << 16;
-            grown = realloc(text, cap);
-            if (grown == NULL) {
-                rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory reading '%s'", path);
-                goto out;
-            }
-            text = grown;
-        }
-        errno = 0;
-        got = fread(text + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        /* A directory, say. */
-        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: '%s' is not a valid hwloc XML topology (cannot "
-                               "read it: %s)", path, strerror(errno ? errno : EIO));
-        goto out;
-    }
-    if ((bad = shoal__xml_bad_object(text, text + n, why, sizeof(why))) != NULL)
-        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY,
-                               "shoal_topo_load: '%s' is not a valid hwloc XML topology: the object at byte %zu: %s",
-                               path, (size_t)(bad - text), why);
-out:
-    free(text);
-    fclose(f);
-    return rc;
-}
 
 static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
 {
@@ -569,15 +378,22 @@ static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
         return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_init failed: %s", strerror(errno));
     }
     if (xml_path) {
-        if ((rc = shoal__xml_precheck(xml_path)) < 0) return rc;
+        char *xml;
+        size_t len;
+        /* shoal reads the file: hwloc gets a form both its parsers read alike. */
+        if ((rc = shoal__topo_xml_read(xml_path, &xml, &len)) < 0) return rc;
         /* Keep everything the file holds, so an export gives it back whole. */
-        if (hwloc_topology_set_all_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_ALL) < 0)
+        if (hwloc_topology_set_all_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_ALL) < 0) {
+            free(xml);
             return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_set_all_types_filter failed: %s",
                                      strerror(errno));
-        /* hwloc parses the file here already. */
-        if (hwloc_topology_set_xml(topo->hw, xml_path) < 0)
+        }
+        /* hwloc parses the buffer here already (its length counts the NUL). */
+        rc = hwloc_topology_set_xmlbuffer(topo->hw, xml, (int)len + 1);
+        free(xml);
+        if (rc < 0)
             return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
-                                     "shoal_topo_load: '%s' is not a valid hwloc XML topology (hwloc_topology_set_xml: %s)",
+                                     "shoal_topo_load: '%s' is not a valid hwloc XML topology (hwloc_topology_set_xmlbuffer: %s)",
                                      xml_path, strerror(errno));
     } else {
         /* Important I/O objects: bridges leading somewhere, OS devices; and
@@ -635,6 +451,8 @@ void shoal_topo_destroy(shoal_topo_t topo)
     free(topo->nvlinks);
     free(topo->nvswitch);
     free(topo->paths);
+    free(topo->pcie);
+    free(topo->warning);
     if (topo->hw) hwloc_topology_destroy(topo->hw);
     free(topo);
 }
@@ -718,8 +536,10 @@ int shoal_topo_gpu_find(shoal_topo_t topo, const char *pci_bus_id)
                                  "shoal_topo_gpu_find: '%s' is not a PCI bus id (expected like 0000:19:00.0)",
                                  pci_bus_id ? pci_bus_id : "(null)");
     for (int i = 0; i < topo->n_gpus; i++) {
-        const struct hwloc_pcidev_attr_s *a = &topo->gpus[i].pci->attr->pcidev;
-        if (a->domain == domain && a->bus == bus && a->dev == dev && a->func == func) return i;
+        unsigned d, b, v, f; /* by the bus id: GPUs from NVML have no PCI object */
+        if (shoal__topo_busid_parse(topo->gpus[i].bus_id, &d, &b, &v, &f) == SHOAL_SUCCESS && d == domain &&
+            b == bus && v == dev && f == func)
+            return i;
     }
     return shoal__topo_error(SHOAL_ERR_NO_DEVICE, "shoal_topo_gpu_find: no GPU at PCI %s in the topology (%d GPUs)",
                              pci_bus_id, topo->n_gpus);
@@ -743,6 +563,11 @@ int shoal_topo_gpu_nvswitch(shoal_topo_t topo, int a, int b)
         return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_gpu_nvswitch: GPU pair %d-%d out of range (%d GPUs)",
                                  a, b, topo->n_gpus);
     return topo->nvswitch[a * topo->n_gpus + b];
+}
+
+const char *shoal_topo_warning(shoal_topo_t topo)
+{
+    return topo && topo->warning ? topo->warning : "";
 }
 
 const char *shoal_topo_nvlink_source(shoal_topo_t topo)
@@ -806,6 +631,10 @@ int shoal_topo_export_xml(shoal_topo_t topo, const char *path)
 {
     SHOAL__TOPO_CHECK(topo, "shoal_topo_export_xml");
     if (!path || !*path) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_export_xml: no file name");
+    if (topo->pci_missing)
+        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_export_xml: the GPUs of this model come from NVML "
+                                 "(hwloc found no PCI device), and an hwloc XML cannot hold them: install "
+                                 "libhwloc-plugins and export again");
     if (hwloc_topology_export_xml(topo->hw, path, 0) < 0)
         return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_export_xml: cannot write '%s': %s", path,
                                  strerror(errno));

@@ -1,6 +1,6 @@
 /*
  * shoal topology internals: the model behind shoal_topo_t, shared by the
- * loader (topo.c), the PCI path walk (path.c), the NVLink matrix (nvlink.c),
+ * loader (topo.c), the XML reader (xml.c), the PCI path walk (path.c), the NVLink matrix (nvlink.c),
  * the NVML probe (nvml.c) and the policy (policy.c).
  *
  * The model is built once at load time and read-only afterwards, so every
@@ -29,6 +29,15 @@
 
 /* Name of the hwloc distances matrix that carries NVLink bandwidths. */
 #define SHOAL__NVLINK_MATRIX "NVLinkBandwidth"
+
+/* An info (name=value) an NVSwitch PCI device (or its OS device) may carry
+ * in an XML: the name of its NVLink fabric. The NVSwitches of one machine
+ * are one fabric, since hwloc's matrix never shows the links that join
+ * them; switches given different names here are separate fabrics (what a
+ * machine whose fabric manager keeps two partitions apart looks like).
+ * Switches without it share the empty name. hwloc and shoal's NVML probe
+ * never write it. */
+#define SHOAL__NVLINK_FABRIC_INFO "ShoalNVLinkFabric"
 
 /* Where the NVLink matrix of a topology came from. */
 typedef enum shoal__nvlink_source {
@@ -70,11 +79,25 @@ struct shoal_topo {
     unsigned char *nvswitch; /* n_gpus x n_gpus: 1 when the NVLinks go through NVSwitches */
     unsigned char *paths;    /* n_gpus x n_gpus shoal_path_t */
     shoal__nvlink_source_t nvlink_source;
+    /* Live machine where hwloc found no PCI device (its PCI discovery is
+     * missing): the GPUs come from NVML, without PCI objects (pci NULL),
+     * and so do the PCIe classes of their pairs. */
+    int pci_missing;
+    unsigned char *pcie; /* n_gpus x n_gpus shoal_path_t NVML gave, when pci_missing */
+    int pcie_unknown;    /* pairs NVML gave no class for (taken as SYS) */
+    char *warning;       /* malloc'd; what the user should know about this model, or NULL */
 };
 
 /* Record "fmt..." as this thread's topology error and return status. */
 SHOAL__TOPO_HIDDEN int shoal__topo_error(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Read the hwloc XML file at path into *xml_p (malloc'd, NUL-terminated,
+ * *len_p bytes without the NUL) in a canonical form that hwloc's libxml2
+ * reader and its minimal parser read the same way (topology/xml.c); refuses,
+ * with SHOAL_ERR_TOPOLOGY and the byte, what hwloc would crash or stall on
+ * and what only one of the parsers could read. */
+SHOAL__TOPO_HIDDEN int shoal__topo_xml_read(const char *path, char **xml_p, size_t *len_p);
 
 /* PCI class of a PCI device object (hwloc's class_id: base << 8 | sub). */
 SHOAL__TOPO_HIDDEN int shoal__topo_is_gpu(hwloc_obj_t obj);
@@ -106,6 +129,9 @@ SHOAL__TOPO_HIDDEN int shoal__nvlink_probe_init(shoal__nvlink_probe_t *probe, in
 SHOAL__TOPO_HIDDEN void shoal__nvlink_probe_fini(shoal__nvlink_probe_t *probe);
 /* Add a probe's links to the topology as an "NVLinkBandwidth" matrix. */
 SHOAL__TOPO_HIDDEN int shoal__nvlink_store(shoal_topo_t topo, const shoal__nvlink_probe_t *probe);
+/* The NVLink counts of a probe straight into topo->nvlinks and
+ * topo->nvswitch, for GPUs without PCI objects (no matrix can name them). */
+SHOAL__TOPO_HIDDEN void shoal__nvlink_from_probe(shoal_topo_t topo, const shoal__nvlink_probe_t *probe);
 /* Read an "NVLinkBandwidth" matrix, if any, into topo->nvlinks and
  * topo->nvswitch; *found_p says whether there was one. */
 SHOAL__TOPO_HIDDEN int shoal__nvlink_read(shoal_topo_t topo, int *found_p);
@@ -114,5 +140,10 @@ SHOAL__TOPO_HIDDEN int shoal__nvlink_read(shoal_topo_t topo, int *found_p);
  * when NVML is missing, fails, or sees no active link: none of that is an
  * error, a machine without NVLink is still a machine. */
 SHOAL__TOPO_HIDDEN int shoal__nvml_probe(shoal_topo_t topo, shoal__nvlink_probe_t *probe, int *found_p);
+/* Where hwloc found no PCI device: the GPUs NVML sees into topo->gpus (bus
+ * id order; no PCI object, locality unknown) and the PCIe class of each pair
+ * (NVML's nearest common ancestor) into topo->pcie. *found_p is 0 when NVML
+ * is missing or sees no GPU. */
+SHOAL__TOPO_HIDDEN int shoal__nvml_gpus(shoal_topo_t topo, int *found_p);
 
 #endif /* SHOAL_TOPO_INTERNAL_H */

@@ -16,7 +16,14 @@ Fixtures land in tests/fixtures/topology/:
                          as hwloc's NVML backend writes it)
   nvswitch-islands-8gpu.xml  two NVSwitch fabrics in one box: GPUs 0-3 on
                          switches 0-1, GPUs 4-7 on switches 2-3 (9 links into
-                         each), no switch joined to another
+                         each), the switches named apart by the info
+                         ShoalNVLinkFabric ("0" and "1": what says they are
+                         separate fabrics; without it they would be one)
+  nvswitch-2board-16gpu.xml  an HGX-2/DGX-2-like machine: 16 GPUs on two
+                         baseboards, each GPU with one link into each of its
+                         own baseboard's 6 NVSwitches (12 in all, 6 per
+                         socket); the links joining the two boards' switches
+                         are not in the matrix, as with hwloc's NVML backend
   pcie-8gpu.xml          8 GPUs on PCIe, two sockets: socket 0 has two host
                          bridges each with one switch of 2 GPUs (PIX, NODE);
                          socket 1 one host bridge with a switch above two
@@ -61,6 +68,9 @@ DIAGONAL = 1000000   # hwloc's NVML backend puts this on the diagonal
 
 # hwloc_distances_kind_e
 KIND_FROM_OS, KIND_MEANS_BANDWIDTH, KIND_HETEROGENEOUS = 1, 8, 16
+# The info an NVSwitch may carry to name its NVLink fabric (shoal's own:
+# topology/topo_internal.h, SHOAL__NVLINK_FABRIC_INFO)
+FABRIC_INFO = 'ShoalNVLinkFabric'
 # hwloc_obj_osdev_type_e, as numbers in the XML
 OSDEV_BLOCK, OSDEV_GPU, OSDEV_NETWORK, OSDEV_OPENFABRICS = 0, 1, 2, 3
 
@@ -68,8 +78,11 @@ OSDEV_BLOCK, OSDEV_GPU, OSDEV_NETWORK, OSDEV_OPENFABRICS = 0, 1, 2, 3
 H100 = ('0302 [10de:2330] [10de:16c1] a1', 'NVIDIA Corporation', 'GH100 [H100 SXM5 80GB]')
 L40S = ('0302 [10de:26b9] [10de:1851] a1', 'NVIDIA Corporation', 'AD102GL [L40S]')
 A100 = ('0302 [10de:20b2] [10de:1463] a1', 'NVIDIA Corporation', 'GA100 [A100 SXM4 80GB]')
+V100 = ('0302 [10de:1db8] [10de:12ab] a1', 'NVIDIA Corporation', 'GV100GL [Tesla V100 SXM3 32GB]')
+NVSWITCH_V1 = ('0680 [10de:1ac1] [10de:1ac1] a1', 'NVIDIA Corporation', 'GV100 [NVSwitch]')
 NVSWITCH = ('0680 [10de:22a3] [10de:1796] a1', 'NVIDIA Corporation', 'GH100 [H100 NVSwitch]')
 CX7 = ('0207 [15b3:1021] [15b3:0041] 00', 'Mellanox Technologies', 'MT2910 Family [ConnectX-7]')
+CX5 = ('0207 [15b3:1017] [15b3:0007] 00', 'Mellanox Technologies', 'MT27800 Family [ConnectX-5]')
 X710 = ('0200 [8086:1572] [8086:0000] 02', 'Intel Corporation', 'Ethernet Controller X710 for 10GbE SFP+')
 NVME = ('0108 [144d:a80a] [144d:a801] 00', 'Samsung Electronics Co Ltd', 'NVMe SSD Controller PM9A1/PM9A3/980PRO')
 ROOT_PORT = '0604 [8086:352a] [0000:0000] 04'
@@ -175,7 +188,8 @@ def document(root, distances=()):
 class Machine:
     """CPUs: packages of cores (one PU each), one NUMA node per package."""
 
-    def __init__(self, hostname, packages, cores_per_package, mem_per_numa=64 << 30):
+    def __init__(self, hostname, packages, cores_per_package, mem_per_numa=64 << 30,
+                 cpu_model='Intel(R) Xeon(R) Platinum 8480+'):
         self.n_pu = packages * cores_per_package
         allpu = bitmap(range(self.n_pu))
         allnode = bitmap(range(packages))
@@ -189,7 +203,7 @@ class Machine:
             cs, ns = bitmap(pus), bitmap([p])
             sets = dict(cpuset=cs, complete_cpuset=cs, nodeset=ns, complete_nodeset=ns)
             pkg = self.root.add(Obj('Package', os_index=p, **sets))
-            pkg.info('CPUVendor', 'GenuineIntel').info('CPUModel', 'Intel(R) Xeon(R) Platinum 8480+')
+            pkg.info('CPUVendor', 'GenuineIntel').info('CPUModel', cpu_model)
             pkg.add(Obj('NUMANode', os_index=p, local_memory=mem_per_numa, **sets))
             l3 = pkg.add(Obj('L3Cache', os_index=p, cache_size=105 << 20, depth=3, cache_linesize=64,
                              cache_associativity=15, cache_type=0, **sets))
@@ -404,8 +418,9 @@ def write(name, text):
 
 def nvswitch_islands_8gpu():
     """Two NVSwitch fabrics in one box: GPUs 0-3 have 9 links into each of
-    switches 0 and 1, GPUs 4-7 into switches 2 and 3, and no switch is joined
-    to another. Within a fabric 18 links; across, only PCIe (one host bridge)."""
+    switches 0 and 1, GPUs 4-7 into switches 2 and 3, and the switches are
+    named apart (FABRIC_INFO "0" and "1"): separate fabrics. Within a fabric
+    18 links; across, only PCIe (one host bridge)."""
     m = Machine('nvswitch-islands', packages=2, cores_per_package=16)
     hb = host_bridge(m.packages[0], 0x10, 0x4f)
     gpus = []
@@ -419,12 +434,57 @@ def nvswitch_islands_8gpu():
         rp = pci_bridge(hb2, 'a0:%02x.0' % (s + 1), 0xa1 + s, 0xa1 + s, 1, ROOT_PORT)
         sw = pci_dev(rp, '%02x:00.0' % (0xa1 + s), NVSWITCH)
         sw.attrs = dict(subtype='NVSwitch', **sw.attrs)
+        sw.info(FABRIC_INFO, str(s // 2))
         switches.append(sw)
     objs = gpus + switches
     links = {}
     for g in range(8):
         for s in ((0, 1) if g < 4 else (2, 3)):
             links[(g, 8 + s)] = 9
+    return document(m.root, [lambda: distances_xml('NVLinkBandwidth', objs, matrix(len(objs), links),
+                                                   KIND_FROM_OS | KIND_MEANS_BANDWIDTH)])
+
+
+def nvswitch_2board_16gpu():
+    """16 GPUs on two baseboards (as HGX-2 and DGX-2): baseboard b holds GPUs
+    8b..8b+7 and NVSwitches 6b..6b+5, each GPU has one NVLink into each
+    switch of its own baseboard, and the boards' switches are joined by links
+    of their own that the matrix does not show. Baseboard b hangs off socket
+    b: two root ports, each a switch above two switches of 2 GPUs and a NIC;
+    the board's NVSwitches behind a switch of a third root port.
+    Every pair: NVLink through the switches, 6 links."""
+    m = Machine('hgx2-v100', packages=2, cores_per_package=24, mem_per_numa=768 << 30,
+                cpu_model='Intel(R) Xeon(R) Platinum 8168 CPU @ 2.70GHz')
+    gpus, switches, nics = [], [], []
+    for b, pkg in enumerate(m.packages):
+        base = 0x80 * b
+        hb = host_bridge(pkg, base, base + 0x7f)
+        for r in range(2):
+            lo = base + 0x10 + 0x20 * r
+            rp = pci_bridge(hb, '%02x:%02x.0' % (base, r + 1), lo, lo + 0x1f, 1, ROOT_PORT)
+            up = switch(rp, '%02x:00.0' % lo, lo + 1, lo + 0x1f, 2)
+            for leaf in range(2):
+                lb = lo + 2 + 8 * leaf
+                down = pci_bridge(up, '%02x:%02x.0' % (lo + 1, leaf), lb, lb + 7, 3)
+                sw = switch(down, '%02x:00.0' % lb, lb + 1, lb + 7, 4)
+                for slot in range(2):
+                    d2 = pci_bridge(sw, '%02x:%02x.0' % (lb + 1, slot), lb + 2 + slot, lb + 2 + slot, 5)
+                    gpus.append(gpu(d2, '%02x:00.0' % (lb + 2 + slot), V100, nvml_index=len(gpus))[1])
+                d2 = pci_bridge(sw, '%02x:02.0' % (lb + 1), lb + 4, lb + 4, 5)
+                nics.append(nic(d2, '%02x:00.0' % (lb + 4), CX5, 'ibp%ds0' % (lb + 4), 'mlx5_%d' % len(nics)))
+        lo = base + 0x60
+        rp = pci_bridge(hb, '%02x:03.0' % base, lo, lo + 0xf, 1, ROOT_PORT)
+        up = switch(rp, '%02x:00.0' % lo, lo + 1, lo + 0xf, 2)
+        for s in range(6):
+            down = pci_bridge(up, '%02x:%02x.0' % (lo + 1, s), lo + 2 + s, lo + 2 + s, 3)
+            nvs = pci_dev(down, '%02x:00.0' % (lo + 2 + s), NVSWITCH_V1)
+            nvs.attrs = dict(subtype='NVSwitch', **nvs.attrs)
+            switches.append(nvs)
+    objs = gpus + switches
+    links = {}
+    for g in range(16):
+        for s in range(6):
+            links[(g, 16 + 6 * (g // 8) + s)] = 1
     return document(m.root, [lambda: distances_xml('NVLinkBandwidth', objs, matrix(len(objs), links),
                                                    KIND_FROM_OS | KIND_MEANS_BANDWIDTH)])
 
@@ -446,6 +506,7 @@ def main():
             write('h200x2-nv18.xml', nv18),
             write('nvswitch-8gpu.xml', nvswitch_8gpu()),
             write('nvswitch-islands-8gpu.xml', nvswitch_islands_8gpu()),
+            write('nvswitch-2board-16gpu.xml', nvswitch_2board_16gpu()),
             write('pcie-8gpu.xml', pcie_8gpu()),
             write('nvlink-pairs-4gpu.xml', nvlink_pairs_4gpu()),
             write('cpu-2socket.xml', cpu_2socket())]

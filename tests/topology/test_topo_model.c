@@ -3,7 +3,8 @@
  * locality, nearest NICs, the path and NVLink count of every GPU pair; the
  * NVLink matrix written the way the NVML probe writes it (direct links,
  * switches hwloc cannot see, switches it can) and read back, also after an
- * XML export; SHOAL_TOPO_FILE; loading errors.
+ * XML export; NVSwitch fabrics (one per machine unless named apart);
+ * SHOAL_TOPO_FILE; loading errors.
  *
  * Fixtures: the XML files of tests/fixtures/topology (made by
  * tests/topology/make_fixtures.py).
@@ -83,6 +84,27 @@ static void expect_pair(shoal_topo_t t, int a, int b, int path, int links, int n
     }
 }
 
+/* The transport between one PE on GPU a and one on GPU b of one node, when
+ * cuda_ipc may use NVLink only: cuda_ipc exactly when the pair is NVL. */
+static void expect_nvl_transport(shoal_topo_t t, int a, int b, shoal_transport_id_t want, const char *needle)
+{
+    shoal_topo_policy_t pol = {.p2p_level = SHOAL_PATH_NVL, .disabled = 0};
+    shoal_topo_place_t pa = {.pe = 0, .node = 0, .gpu = a}, pb = {.pe = 1, .node = 0, .gpu = b};
+    shoal_transport_id_t tp = SHOAL_TRANSPORT_COUNT;
+    char why[256] = "";
+
+    CHECK_MSG(shoal_topo_choose(t, &pol, &pa, &pb, &tp, why, sizeof(why)) == SHOAL_SUCCESS, "GPUs %d-%d: %s", a, b,
+              shoal_topo_last_error());
+    CHECK_MSG(tp == want, "GPUs %d-%d: %s, want %s (%s)", a, b, shoal_transport_name(tp), shoal_transport_name(want),
+              why);
+    CHECK_CONTAINS(why, needle);
+}
+
+static const char *tmp_path(void);
+static const char *variant_of(const char *name, const char *from, const char *to);
+static const char *variant_every(const char *name, const char *from, const char *to);
+static void expect_load_error(const char *path, int status, const char *needle1, const char *needle2);
+
 /* The machine the GPU tests run on, with the matrix NVML gives there. */
 static void test_h200(void)
 {
@@ -132,7 +154,8 @@ static void test_nvswitch(void)
     shoal_topo_destroy(t);
 
     /* Two fabrics in one box (GPUs 0-3 on switches 0-1, 4-7 on 2-3, 9 links
-     * into each): NVLink within a fabric only; across, the PCIe path. */
+     * into each), the switches named apart (ShoalNVLinkFabric "0" and "1"):
+     * NVLink within a fabric only; across, the PCIe path. */
     t = load("nvswitch-islands-8gpu.xml");
     expect_counts(t, 2, 2, 32, 8, 0);
     for (int a = 0; a < 8; a++)
@@ -142,10 +165,91 @@ static void test_nvswitch(void)
             else
                 expect_pair(t, a, b, PHB, 0, 0);
         }
+    expect_nvl_transport(t, 0, 3, SHOAL_TRANSPORT_CUDA_IPC, "18 NVLinks through NVSwitches");
+    expect_nvl_transport(t, 3, 4, SHOAL_TRANSPORT_STAGED, "(PHB), beyond SHOAL_P2P_LEVEL=NVL");
+    /* The names travel with an export. */
+    {
+        shoal_topo_t r = NULL;
+        CHECK_EQ_INT(shoal_topo_export_xml(t, tmp_path()), SHOAL_SUCCESS);
+        CHECK_EQ_INT(shoal_topo_load(tmp_path(), &r), SHOAL_SUCCESS);
+        expect_pair(r, 0, 3, NVL, 18, 1);
+        expect_pair(r, 3, 4, PHB, 0, 0);
+        shoal_topo_destroy(r);
+    }
+    shoal_topo_destroy(t);
+
+    /* The same box without the names: one fabric, every GPU 18 links into
+     * it, so NV18 everywhere. */
+    t = NULL;
+    CHECK_EQ_INT(shoal_topo_load(variant_every("nvswitch-islands-8gpu.xml", "<info name=\"ShoalNVLinkFabric\"",
+                                               "<info name=\"Unrelated\""),
+                                 &t),
+                 SHOAL_SUCCESS);
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++) expect_pair(t, a, b, NVL, 18, 1);
+    shoal_topo_destroy(t);
+
+    /* Switch 2 named into fabric "0": fabric "0" is switches 0-2 (GPUs 0-3:
+     * 18 links, GPUs 4-7: 9), fabric "1" switch 3 (GPUs 4-7: 9). GPUs 0-3
+     * reach 4-7 through "0" only, at the smaller side's 9; GPUs 4-7 reach
+     * each other through both, 9 + 9. */
+    t = NULL;
+    CHECK_EQ_INT(shoal_topo_load(variant_of("nvswitch-islands-8gpu.xml", "<info name=\"ShoalNVLinkFabric\" value=\"1\"",
+                                            "<info name=\"ShoalNVLinkFabric\" value=\"0\""),
+                                 &t),
+                 SHOAL_SUCCESS);
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++) expect_pair(t, a, b, NVL, a < 4 && b >= 4 ? 9 : 18, 1);
     shoal_topo_destroy(t);
 }
 
-static void test_pcie(void)
+/* 16 GPUs on two baseboards (HGX-2, DGX-2): each GPU has one link into each
+ * of its own board's 6 NVSwitches; the links joining the two boards'
+ * switches are not in the matrix. The switches are one fabric: every pair
+ * NV6, board to board too. */
+static void test_nvswitch_2board(void)
+{
+    shoal_topo_t t = load("nvswitch-2board-16gpu.xml");
+    static const char *const buses[16] = {"0000:14:00.0", "0000:15:00.0", "0000:1c:00.0", "0000:1d:00.0",
+                                          "0000:34:00.0", "0000:35:00.0", "0000:3c:00.0", "0000:3d:00.0",
+                                          "0000:94:00.0", "0000:95:00.0", "0000:9c:00.0", "0000:9d:00.0",
+                                          "0000:b4:00.0", "0000:b5:00.0", "0000:bc:00.0", "0000:bd:00.0"};
+
+    expect_counts(t, 2, 2, 48, 16, 8);
+    for (int g = 0; g < 16; g++)
+        expect_gpu(t, g, buses[g], "GV100GL [Tesla V100 SXM3 32GB]", g / 8, g < 8 ? "0-23" : "24-47", g / 2);
+    expect_nic(t, 0, "0000:16:00.0", "ibp22s0,mlx5_0");
+    expect_nic(t, 7, "0000:be:00.0", "ibp190s0,mlx5_7");
+    CHECK_EQ_STR(shoal_topo_nvlink_source(t), "hwloc");
+    for (int a = 0; a < 16; a++)
+        for (int b = a + 1; b < 16; b++) {
+            char needle[64];
+            expect_pair(t, a, b, NVL, 6, 1);
+            snprintf(needle, sizeof(needle), "GPUs %d-%d joined by 6 NVLinks through NVSwitches (NVL)", a, b);
+            expect_nvl_transport(t, a, b, SHOAL_TRANSPORT_CUDA_IPC, needle);
+        }
+    shoal_topo_destroy(t);
+
+    /* Named apart per board, the boards are two fabrics: NVLink within a
+     * board only, and across the sockets' PCIe (SYS). */
+    t = NULL;
+    CHECK_EQ_INT(shoal_topo_load(variant_every("nvswitch-2board-16gpu.xml",
+                                               "<info name=\"PCIDevice\" value=\"GV100 [NVSwitch]\"/>", NULL),
+                                 &t),
+                 SHOAL_SUCCESS);
+    for (int a = 0; a < 16; a++)
+        for (int b = a + 1; b < 16; b++) {
+            if (a / 8 == b / 8)
+                expect_pair(t, a, b, NVL, 6, 1);
+            else
+                expect_pair(t, a, b, SYS, 0, 0);
+        }
+    expect_nvl_transport(t, 7, 8, SHOAL_TRANSPORT_STAGED, "(SYS), beyond SHOAL_P2P_LEVEL=NVL");
+    shoal_topo_destroy(t);
+}
+
+/* The answers for pcie-8gpu.xml, whose first GPU's name is gpu0_name. */
+static void expect_pcie_8gpu(shoal_topo_t t, const char *gpu0_name)
 {
     static const int want[8][8] = {
         {LOC, PIX, NOD, NOD, SYS, SYS, SYS, SYS}, {PIX, LOC, NOD, NOD, SYS, SYS, SYS, SYS},
@@ -155,16 +259,88 @@ static void test_pcie(void)
     };
     static const char *const buses[8] = {"0000:03:00.0", "0000:04:00.0", "0000:23:00.0", "0000:24:00.0",
                                          "0000:85:00.0", "0000:86:00.0", "0000:89:00.0", "0000:8a:00.0"};
-    shoal_topo_t t = load("pcie-8gpu.xml");
 
     expect_counts(t, 2, 2, 32, 8, 2);
-    for (int g = 0; g < 8; g++) expect_gpu(t, g, buses[g], "AD102GL [L40S]", g / 4, g < 4 ? "0-15" : "16-31", g / 4);
+    for (int g = 0; g < 8; g++)
+        expect_gpu(t, g, buses[g], g ? "AD102GL [L40S]" : gpu0_name, g / 4, g < 4 ? "0-15" : "16-31", g / 4);
     expect_nic(t, 0, "0000:05:00.0", "ens5f0");
     expect_nic(t, 1, "0000:8c:00.0", "ens140f0");
     for (int a = 0; a < 8; a++)
         for (int b = 0; b < 8; b++) expect_pair(t, a, b, want[a][b], 0, 0);
     CHECK_EQ_STR(shoal_topo_nvlink_source(t), "none");
+}
+
+static void test_pcie(void)
+{
+    shoal_topo_t t = load("pcie-8gpu.xml");
+
+    expect_pcie_8gpu(t, "AD102GL [L40S]");
     shoal_topo_destroy(t);
+}
+
+/* XML that hwloc's two parsers (libxml2, and its minimal one under
+ * HWLOC_LIBXML=0; tests/TESTS runs this test under both) would read
+ * differently: shoal reads it the same way under both, as libxml2 would,
+ * or refuses it under both, naming the byte. */
+static void test_xml_forms(void)
+{
+    static const char pcidev[] = "<info name=\"PCIDevice\" value=\"AD102GL [L40S]\"/>";
+    static const char header[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n";
+    static const struct {
+        const char *from, *to, *gpu0_name;
+    } read_alike[] = {
+        /* quoting, spacing and references as XML allows them */
+        {pcidev, "<info name = 'PCIDevice'\n\tvalue=\"A&#68;102GL&#x20;[L40S&#93;&apos;&lt;&amp;&quot;&gt;\"  />",
+         "AD102GL [L40S]'<&\">"},
+        /* white space inside a value reads as spaces; a reference keeps it */
+        {pcidev, "<info name=\"PCIDevice\" value=\"AD102GL\n[L40S]\t&#10;\"/>", "AD102GL [L40S] \n"},
+        /* comments and processing instructions anywhere, no declaration */
+        {header, "<!-- <object type=\"Machine\"> --><?pi x?>\n  ", "AD102GL [L40S]"},
+        {pcidev, "<!-- - --><?pi <info name=\"PCIDevice\" value=\"x\"/> ?>\n" "<info name=\"PCIDevice\" value=\"\xc3\xa9\"/>",
+         "\xc3\xa9"},
+        {"<topology version=\"2.0\">", "<topology  version=\"2.0\" >", "AD102GL [L40S]"},
+    };
+    static const struct {
+        const char *from, *to, *needle;
+    } refused[] = {
+        {pcidev, "<Info name=\"PCIDevice\" value=\"x\"/>", "element name 'Info': hwloc's XML names are made of"},
+        {pcidev, "<info name=\"PCIDevice\" Value=\"x\"/>", "attribute name 'Value'"},
+        {pcidev, "<info name=\"PCIDevice\" value=\"&nbsp;\"/>", "an entity XML does not define"},
+        {pcidev, "<info name=\"PCIDevice\" value=\"&#0;\"/>", "an entity XML does not define, or a bad character"},
+        {pcidev, "<info name=\"PCIDevice\" value=\"\xff\"/>", "bytes that are not UTF-8"},
+        {pcidev, "<info name=\"PCIDevice\" name=\"x\"/>", "attribute 'name' given twice"},
+        {pcidev, "<info name=\"PCIDevice\"value=\"x\"/>", "attributes not separated by white space"},
+        {pcidev, "junk" "<info name=\"PCIDevice\" value=\"x\"/>", "text beside child elements of <object>"},
+        {pcidev, "<![CDATA[x]]>" "<info name=\"PCIDevice\" value=\"x\"/>", NULL},
+        {pcidev, "<info name=\"PCIDevice\" value=\"x\"></object>", "</object> closes <info>"},
+        {"encoding=\"UTF-8\"", "encoding=\"ISO-8859-1\"", "an encoding other than UTF-8"},
+        {"SYSTEM \"hwloc2.dtd\">", "[<!ENTITY x \"y\">]>", "a DOCTYPE with an internal subset"},
+        {"<topology version=\"2.0\">", "<topology version=\"2.0\" id=\"x\">", "<topology> with attribute 'id'"},
+        {"<topology version=\"2.0\">", "<hwloc version=\"2.0\">", "the root element is <hwloc>"},
+        {"</topology>", "</topology><topology/>", "a second root element"},
+        {"</topology>", "", "element <topology> is never closed"},
+    };
+    shoal_topo_t t;
+
+    for (size_t i = 0; i < sizeof(read_alike) / sizeof(read_alike[0]); i++) {
+        t = NULL;
+        CHECK_MSG(shoal_topo_load(variant_of("pcie-8gpu.xml", read_alike[i].from, read_alike[i].to), &t) ==
+                      SHOAL_SUCCESS,
+                  "form %zu: %s", i, shoal_topo_last_error());
+        expect_pcie_8gpu(t, read_alike[i].gpu0_name);
+        shoal_topo_destroy(t);
+    }
+    /* CRLF line ends throughout. */
+    t = NULL;
+    CHECK_MSG(shoal_topo_load(variant_every("pcie-8gpu.xml", "\n", "\r\n"), &t) == SHOAL_SUCCESS, "CRLF: %s",
+              shoal_topo_last_error());
+    expect_pcie_8gpu(t, "AD102GL [L40S]");
+    shoal_topo_destroy(t);
+
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        expect_load_error(variant_of("pcie-8gpu.xml", refused[i].from, refused[i].to), SHOAL_ERR_TOPOLOGY,
+                          "is not a valid hwloc XML topology: at byte",
+                          refused[i].needle ? refused[i].needle : "text beside child elements");
 }
 
 static void test_nvlink_pairs(void)
@@ -392,8 +568,6 @@ static void expect_load_error(const char *path, int status, const char *needle1,
     if (needle2) CHECK_CONTAINS(shoal_topo_last_error(), needle2);
 }
 
-static const char *variant_of(const char *name, const char *from, const char *to);
-
 static void test_errors(void)
 {
     expect_load_error(fixture("no-such-machine.xml"), SHOAL_ERR_TOPOLOGY, "cannot open topology file", "no-such-machine.xml");
@@ -452,6 +626,39 @@ static const char *variant_of(const char *name, const char *from, const char *to
     CHECK(fwrite(text, 1, (size_t)(at - text), f) == (size_t)(at - text));
     CHECK(fputs(to, f) >= 0);
     CHECK(fputs(at + strlen(from), f) >= 0);
+    CHECK_EQ_INT(fclose(f), 0);
+    return tmp_path();
+}
+
+/* A fixture with every `from` replaced by `to`, in tmp_path(); to NULL: by
+ * the fabric name of its board ("0" on the first half of the replacements,
+ * "1" on the second: the NVSwitches of nvswitch-2board-16gpu.xml in bus
+ * order), after `from` itself. */
+static const char *variant_every(const char *name, const char *from, const char *to)
+{
+    static char text[1 << 17];
+    FILE *f = fopen(fixture(name), "r");
+    size_t n, len = strlen(from);
+    int total = 0, k = 0;
+    char *at, *p;
+
+    CHECK(f != NULL);
+    n = fread(text, 1, sizeof(text) - 1, f);
+    CHECK(n > 0 && n < sizeof(text) - 1 && !ferror(f));
+    fclose(f);
+    text[n] = '\0';
+    for (p = text; (at = strstr(p, from)) != NULL; p = at + len) total++;
+    CHECK_MSG(total > 0, "%s has no '%s'", name, from);
+    f = fopen(tmp_path(), "w");
+    CHECK(f != NULL);
+    for (p = text; (at = strstr(p, from)) != NULL; p = at + len, k++) {
+        CHECK(fwrite(p, 1, (size_t)(at - p), f) == (size_t)(at - p));
+        if (to)
+            CHECK(fputs(to, f) >= 0);
+        else
+            CHECK(fprintf(f, "%s<info name=\"ShoalNVLinkFabric\" value=\"%d\"/>", from, k < total / 2 ? 0 : 1) > 0);
+    }
+    CHECK(fputs(p, f) >= 0);
     CHECK_EQ_INT(fclose(f), 0);
     return tmp_path();
 }
@@ -561,7 +768,9 @@ int main(void)
 
     test_h200();
     test_nvswitch();
+    test_nvswitch_2board();
     test_pcie();
+    test_xml_forms();
     test_nvlink_pairs();
     test_cpu_only();
     test_env_file();

@@ -502,8 +502,10 @@ static void compare_or_regen(const char *got, const char *expected_name, const c
     free(want);
 }
 
-static const char *const MACHINES[] = {"h200x2-nv18", "h200x2-nvml-export", "h200x2-pcie", "nvswitch-8gpu",
-                                       "pcie-8gpu", "nvlink-pairs-4gpu", "cpu-2socket", NULL};
+static const char *const MACHINES[] = {"h200x2-nv18",   "h200x2-nvml-export",    "h200x2-pcie",
+                                       "nvswitch-8gpu", "nvswitch-islands-8gpu", "nvswitch-2board-16gpu",
+                                       "pcie-8gpu",     "nvlink-pairs-4gpu",     "cpu-2socket",
+                                       NULL};
 
 static void test_fixtures(void)
 {
