@@ -195,6 +195,21 @@ SHOAL_EXPORT int shoal_pe_transport(shoal_t sh, int pe, const char **name_p);
 /* The node (0-based, in order of the lowest rank) pe belongs to. */
 SHOAL_EXPORT int shoal_pe_node(shoal_t sh, int pe);
 
+/* Whether pe's GPU heap is on this PE's GPU (PEs of one node; one GPU by its
+ * UUID, else its PCI bus id). Such PEs work together in every host and
+ * stream-ordered call, but the kernels of two processes on one GPU run side
+ * by side only under MPS (CUDA Multi-Process Service): without it they take
+ * turns by time slices, and a kernel that waits for pe's kernel (a device
+ * barrier, a signal wait) advances only every few milliseconds. */
+enum {
+    SHOAL_GPU_SEPARATE = 0,   /* pe is this PE, or its heap is on another GPU, another node, or the host */
+    SHOAL_GPU_SHARED_MPS = 1, /* this PE's GPU, MPS active for both PEs: their kernels run side by side */
+    SHOAL_GPU_SHARED = 2      /* this PE's GPU, MPS not active for one of them (or both) */
+};
+/* SHOAL_GPU_SEPARATE, SHOAL_GPU_SHARED_MPS or SHOAL_GPU_SHARED (a status
+ * below 0 on a bad instance or PE). */
+SHOAL_EXPORT int shoal_pe_gpu_shared(shoal_t sh, int pe);
+
 /* Runtime version (SHOAL_VERSION of the library actually loaded). */
 SHOAL_EXPORT int shoal_version(void);
 /* Print every SHOAL_* environment variable, its value and its doc. */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "shoal_check.h"
+#include "shoal_gpu_share.h"
 
 int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p)
 {
@@ -206,6 +207,14 @@ int shoal_pe_node(shoal_t sh, int pe)
     if ((unsigned)pe >= (unsigned)sh->n_pes)
         return shoal__error(sh, SHOAL_ERR_PE, "shoal_pe_node", "pe %d is out of range [0, %d)", pe, sh->n_pes);
     return sh->pe_node[pe];
+}
+
+int shoal_pe_gpu_shared(shoal_t sh, int pe)
+{
+    SHOAL__ENTER(sh, "shoal_pe_gpu_shared");
+    if ((unsigned)pe >= (unsigned)sh->n_pes)
+        return shoal__error(sh, SHOAL_ERR_PE, "shoal_pe_gpu_shared", "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    return shoal__gpu_shared(sh, pe);
 }
 
 /* The typed families: one line each into the byte-level entry points. */

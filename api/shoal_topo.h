@@ -84,6 +84,12 @@ SHOAL_EXPORT const char *shoal_topo_nvlink_source(shoal_topo_t topo);
  * locality is unknown. shoal-topo prints it; shoal_init logs it at WARN. */
 SHOAL_EXPORT const char *shoal_topo_warning(shoal_topo_t topo);
 
+/* Whether hwloc finds any PCI device on this machine: 1, 0 (its PCI
+ * discovery is missing: install libhwloc-plugins), or a negative status.
+ * Loads hwloc's I/O discovery only, quick enough for shoal_init, which
+ * logs a WARN on a GPU node where this is 0. */
+SHOAL_EXPORT int shoal_topo_live_pci(void);
+
 /* One NIC: a network PCI device, or a network OS device without one. */
 typedef struct shoal_topo_nic {
     int index;              /* 0.. in PCI order, PCI-less NICs last */

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shoal_gpu_share.h"
 #include "shoal_internal.h"
 
 #if !SHOAL_HAVE_CUDA
@@ -55,6 +56,11 @@ bool shoal__gpu_rma_ready(shoal_t sh)
 {
     (void)sh;
     return false;
+}
+int shoal__gpu_shared(shoal_t sh, int pe)
+{
+    (void)sh, (void)pe;
+    return SHOAL_GPU_SEPARATE;
 }
 
 #else /* SHOAL_HAVE_CUDA */
@@ -151,7 +157,7 @@ out:
 /* What each PE publishes to its node at init. */
 typedef struct shoal__gpu_info {
     cudaIpcMemHandle_t handle; /* of the heap allocation (heap + control area) */
-    char bus_id[32];           /* its GPU's PCI bus id */
+    shoal__gpu_id_t id;        /* its GPU: PCI bus id, UUID, MPS active */
     uint64_t heap_size;
     uint64_t delta; /* heap base minus allocation base */
     int32_t device;
@@ -168,9 +174,9 @@ static int shoal__gpu_open_peer(shoal_t sh, int pe, const shoal__gpu_info_t *inf
     cudaError_t err;
 
     if (sh->disabled & (1u << SHOAL_TRANSPORT_CUDA_IPC)) return SHOAL_SUCCESS;
-    if (cudaDeviceGetByPCIBusId(&peer_dev, info->bus_id) != cudaSuccess) {
+    if (cudaDeviceGetByPCIBusId(&peer_dev, info->id.bus_id) != cudaSuccess) {
         cudaGetLastError();
-        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "PE %d's GPU %s is not visible here: no cuda_ipc", pe, info->bus_id);
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "PE %d's GPU %s is not visible here: no cuda_ipc", pe, info->id.bus_id);
         return SHOAL_SUCCESS;
     }
     if (peer_dev != g->device) {
@@ -185,14 +191,18 @@ static int shoal__gpu_open_peer(shoal_t sh, int pe, const shoal__gpu_info_t *inf
         /* The topology model decides whether the path is good enough. */
         shoal_path_t path = SHOAL_PATH_SYS;
         int a, b, links = 0;
-        if (g->topo == NULL && shoal_topo_load(NULL, &g->topo) != SHOAL_SUCCESS)
-            return shoal__error(sh, SHOAL_ERR_TOPOLOGY, call, "SHOAL_P2P_LEVEL needs the topology: %s",
-                                shoal_topo_last_error());
+        if (g->topo == NULL) {
+            if (shoal_topo_load(NULL, &g->topo) != SHOAL_SUCCESS)
+                return shoal__error(sh, SHOAL_ERR_TOPOLOGY, call, "SHOAL_P2P_LEVEL needs the topology: %s",
+                                    shoal_topo_last_error());
+            if (*shoal_topo_warning(g->topo))
+                SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_TOPO, "SHOAL_P2P_LEVEL: %s", shoal_topo_warning(g->topo));
+        }
         a = shoal_topo_gpu_find(g->topo, g->bus_id);
-        b = shoal_topo_gpu_find(g->topo, info->bus_id);
+        b = shoal_topo_gpu_find(g->topo, info->id.bus_id);
         if (a < 0 || b < 0 || shoal_topo_gpu_path(g->topo, a, b, &path, &links) != SHOAL_SUCCESS)
             return shoal__error(sh, SHOAL_ERR_TOPOLOGY, call, "GPU %s or %s (PE %d) is not in the topology: %s",
-                                g->bus_id, info->bus_id, pe, shoal_topo_last_error());
+                                g->bus_id, info->id.bus_id, pe, shoal_topo_last_error());
         if (path > sh->p2p_level) {
             SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_TOPO, "PE %d: path %s is beyond SHOAL_P2P_LEVEL=%s: no cuda_ipc", pe,
                        shoal_path_name(path), shoal_path_name(sh->p2p_level));
@@ -203,13 +213,98 @@ static int shoal__gpu_open_peer(shoal_t sh, int pe, const shoal__gpu_info_t *inf
     if (err != cudaSuccess) {
         cudaGetLastError();
         return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot open PE %d's heap (GPU %s) with cudaIpcOpenMemHandle: %s",
-                            pe, info->bus_id, cudaGetErrorString(err));
+                            pe, info->id.bus_id, cudaGetErrorString(err));
     }
     g->opened[pe] = ptr;
     sh->peer_base[pe] = (char *)ptr + info->delta;
     g->peer_ctrl[pe] = sh->peer_base[pe] + info->heap_size;
 out:
     return rc;
+}
+
+/* This PE's GPU as the node's PEs compare it: bus id, UUID, and whether
+ * its context goes through MPS (kernels of PEs sharing a GPU run side by
+ * side only then). A query that fails is logged and leaves its part
+ * unknown (no UUID: the bus id alone; MPS: taken as not active, which at
+ * worst warns needlessly) rather than failing init: this PE must not leave
+ * the node's exchange that follows. */
+static void shoal__gpu_identify(shoal_t sh, shoal__gpu_id_t *id)
+{
+    struct shoal_gpu *g = sh->gpu;
+    struct cudaDeviceProp prop;
+    int mps = 0;
+    cudaError_t err;
+
+    memset(id, 0, sizeof(*id));
+    memcpy(id->bus_id, g->bus_id, sizeof(id->bus_id));
+    err = cudaGetDeviceProperties(&prop, g->device);
+    if (err == cudaSuccess) {
+        _Static_assert(sizeof(prop.uuid.bytes) == sizeof(id->uuid), "UUID size");
+        memcpy(id->uuid, prop.uuid.bytes, sizeof(id->uuid));
+    } else {
+        cudaGetLastError();
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "GPU %s: cudaGetDeviceProperties: %s; compared by bus id only",
+                   g->bus_id, cudaGetErrorString(err));
+    }
+    /* A driver that does not know the attribute refuses it (cudaErrorInvalidValue). */
+    err = cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, g->device);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA,
+                   "GPU %s: cudaDeviceGetAttribute(cudaDevAttrMpsEnabled): %s; MPS taken as not active", g->bus_id,
+                   cudaGetErrorString(err));
+        mps = 0;
+    }
+    id->mps = mps != 0;
+    SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "GPU %s: MPS %s", g->bus_id, id->mps ? "active" : "not active");
+}
+
+/* Once the node's PEs published their GPUs: the first PE of each GPU that
+ * PEs share without MPS warns, naming them (shoal_gpu_share.h). */
+static void shoal__gpu_share_log(shoal_t sh)
+{
+    struct shoal_gpu *g = sh->gpu;
+    char msg[768];
+
+    if (shoal__gpu_share_warning(g->node_gpus, sh->node_pes, sh->node_size, sh->node_rank, msg, sizeof(msg)) > 0)
+        SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_CUDA, "%s", msg);
+    for (int r = 0; r < sh->node_size; r++)
+        if (r != sh->node_rank && shoal__gpu_share_kind(g->node_gpus, sh->node_rank, r) != SHOAL_GPU_SEPARATE)
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "PE %d shares GPU %s with this PE: %s", sh->node_pes[r],
+                       g->bus_id,
+                       shoal__gpu_share_kind(g->node_gpus, sh->node_rank, r) == SHOAL_GPU_SHARED_MPS
+                           ? "MPS active for both, their kernels run side by side"
+                           : "MPS not active for both, their kernels take turns by time slices");
+}
+
+int shoal__gpu_shared(shoal_t sh, int pe)
+{
+    struct shoal_gpu *g = sh->gpu;
+    if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL || g->node_gpus == NULL || sh->pe_node[pe] != sh->node_id)
+        return SHOAL_GPU_SEPARATE;
+    return shoal__gpu_share_kind(g->node_gpus, sh->node_rank, sh->pe_node_rank[pe]);
+}
+
+/* hwloc without PCI discovery (libhwloc-plugins missing, or its components
+ * disabled) knows no GPU, NIC or PCIe switch of this node. The node's first
+ * PE checks, and only when WARN messages are shown: it costs an hwloc load
+ * of the PCI tree. */
+static void shoal__gpu_pci_log(shoal_t sh)
+{
+    int found;
+
+    if (sh->node_rank != 0) return;
+    shoal__log_init();
+    if (shoal__log_level < SHOAL__LOG_WARN || !(shoal__log_subsys & SHOAL__SUB_TOPO)) return;
+    found = shoal_topo_live_pci();
+    if (found == 0)
+        SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_TOPO,
+                   "hwloc finds no PCI device on this node, where PE %d uses GPU %s: hwloc's PCI discovery is missing "
+                   "(install libhwloc-plugins, or point HWLOC_PLUGINS_PATH at the folder holding hwloc_pci.so); the "
+                   "topology then takes GPUs and their PCIe paths from NVML (shoal-topo shows them)",
+                   sh->my_pe, sh->gpu->bus_id);
+    else if (found < 0)
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_TOPO, "cannot check hwloc's PCI discovery: %s", shoal_topo_last_error());
 }
 
 int shoal__heap_gpu_create(shoal_t sh)
@@ -223,8 +318,9 @@ int shoal__heap_gpu_create(shoal_t sh)
 
     g->peer_ctrl = calloc((size_t)sh->n_pes, sizeof(char *));
     g->opened = calloc((size_t)sh->n_pes, sizeof(void *));
+    g->node_gpus = calloc((size_t)sh->node_size, sizeof(*g->node_gpus));
     peers = calloc((size_t)sh->node_size, sizeof(*peers));
-    if (g->peer_ctrl == NULL || g->opened == NULL || peers == NULL) {
+    if (g->peer_ctrl == NULL || g->opened == NULL || g->node_gpus == NULL || peers == NULL) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
         goto out;
     }
@@ -255,11 +351,14 @@ int shoal__heap_gpu_create(shoal_t sh)
      * an MPI window were seen to return stale bytes with MPICH 4.0 here.) */
     memset(&info, 0, sizeof(info));
     SHOAL__CUDA_CHECK(sh, call, cudaIpcGetMemHandle(&info.handle, base));
-    memcpy(info.bus_id, g->bus_id, sizeof(info.bus_id));
+    shoal__gpu_identify(sh, &info.id);
     info.heap_size = sh->heap_size;
     info.delta = (uint64_t)(sh->heap_base - (char *)base);
     info.device = g->device;
     SHOAL__MPI_CHECK(sh, call, MPI_Allgather(&info, sizeof(info), MPI_BYTE, peers, sizeof(info), MPI_BYTE, sh->node_comm));
+    for (int r = 0; r < sh->node_size; r++) g->node_gpus[r] = peers[r].id;
+    shoal__gpu_share_log(sh);
+    shoal__gpu_pci_log(sh);
     for (int r = 0; r < sh->node_size; r++)
         if (sh->node_pes[r] != sh->my_pe) SHOAL__CHECK(shoal__gpu_open_peer(sh, sh->node_pes[r], &peers[r]));
     SHOAL__CHECK(shoal__staged_create(sh));
@@ -285,6 +384,7 @@ void shoal__heap_gpu_destroy(shoal_t sh)
     cudaGetLastError();
     sh->heap_base = NULL;
     if (g->topo != NULL) shoal_topo_destroy(g->topo);
+    free(g->node_gpus);
     free(g->opened);
     free(g->peer_ctrl);
     free(g);

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "shoal_device_types.h"
+#include "shoal_gpu_share.h"
 #include "shoal_internal.h"
 
 /* Bytes behind each PE's heap for its control words: stream-barrier flags,
@@ -29,6 +30,7 @@ struct shoal_gpu {
     uint32_t stream_gen; /* generation of the last stream barrier */
     char **dev_peer_base;        /* device copy of peer_base, for kernels (lazy) */
     unsigned int **dev_peer_ctrl; /* device copy of peer_ctrl */
+    shoal__gpu_id_t *node_gpus;   /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
 
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);

@@ -137,6 +137,14 @@ static void test_queries(shoal_t sh, char *p)
 {
     CHECK_ERR(shoal_addr_accessible(sh, p, npes), SHOAL_ERR_PE, sh, "shoal_addr_accessible");
     CHECK_ERR(shoal_pe_node(sh, npes + 5), SHOAL_ERR_PE, sh, "shoal_pe_node");
+    CHECK_ERR(shoal_pe_gpu_shared(sh, -1), SHOAL_ERR_PE, sh, "shoal_pe_gpu_shared");
+    for (int pe = 0; pe < npes; pe++) {
+        /* a host heap shares no GPU; a PE never shares with itself */
+        int k = shoal_pe_gpu_shared(sh, pe);
+        CHECK_MSG(k == SHOAL_GPU_SEPARATE || (shoal_heap_kind(sh) == SHOAL_HEAP_GPU && pe != me &&
+                                              (k == SHOAL_GPU_SHARED_MPS || k == SHOAL_GPU_SHARED)),
+                  "shoal_pe_gpu_shared(%d) = %d", pe, k);
+    }
     CHECK_ERR(shoal_pe_transport(sh, 0, NULL), SHOAL_ERR_INVALID_ARG, sh, "name_p is NULL");
     CHECK_ERR(shoal_comm(sh, NULL), SHOAL_ERR_INVALID_ARG, sh, "comm_p is NULL");
     CHECK_EQ_PTR(shoal_ptr(sh, NULL, me), NULL);
@@ -192,6 +200,7 @@ static void test_tombstone(shoal_t sh)
     DEAD(shoal_free(sh, &x), "shoal_free");
     DEAD(shoal_pe_transport(sh, 0, &name), "shoal_pe_transport");
     DEAD(shoal_pe_node(sh, 0), "shoal_pe_node");
+    DEAD(shoal_pe_gpu_shared(sh, 0), "shoal_pe_gpu_shared");
     DEAD(shoal_addr_accessible(sh, &x, 0), "shoal_addr_accessible");
     CHECK_EQ_PTR(shoal_malloc(sh, 64), NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "shoal_malloc: instance was finalized");

@@ -76,6 +76,7 @@ static void test_null_instance(void)
     CHECK_STATUS(shoal_free(NULL, &x), SHOAL_ERR_INVALID_INSTANCE, NULL);
     CHECK_STATUS(shoal_pe_transport(NULL, 0, &name), SHOAL_ERR_INVALID_INSTANCE, NULL);
     CHECK_STATUS(shoal_pe_node(NULL, 0), SHOAL_ERR_INVALID_INSTANCE, NULL);
+    CHECK_STATUS(shoal_pe_gpu_shared(NULL, 0), SHOAL_ERR_INVALID_INSTANCE, NULL);
     CHECK_EQ_PTR(shoal_malloc(NULL, 64), NULL);
     CHECK_EQ_PTR(shoal_calloc(NULL, 1, 64), NULL);
     CHECK_EQ_PTR(shoal_align(NULL, 64, 64), NULL);
@@ -110,6 +111,7 @@ static void test_bad_pe(shoal_t sh, int *buf)
     CHECK_STATUS(shoal_long_put(sh, (long *)buf, (long *)tmp, 1, npes), SHOAL_ERR_PE, sh);
     CHECK_STATUS(shoal_pe_transport(sh, npes, &name), SHOAL_ERR_PE, sh);
     CHECK_STATUS(shoal_pe_node(sh, -1), SHOAL_ERR_PE, sh);
+    CHECK_STATUS(shoal_pe_gpu_shared(sh, npes), SHOAL_ERR_PE, sh);
     CHECK_EQ_PTR(shoal_ptr(sh, buf, npes), NULL);
     CHECK_EQ_INT(v, 7); /* the failed g left its output alone */
 }

@@ -469,7 +469,7 @@ static int tool_json(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const t
 {
     int n = shoal_topo_n_gpus(topo), first = 1;
 
-    fprintf(out, "{\n  \"version\": 1,\n");
+    fprintf(out, "{\n  \"version\": 2,\n");
     fprintf(out, "  \"machine\": {\"packages\": %d, \"numa_nodes\": %d, \"cores\": %d, \"nics\": %d},\n",
             shoal_topo_n_packages(topo), shoal_topo_n_numa(topo), shoal_topo_n_cores(topo), shoal_topo_n_nics(topo));
     fprintf(out, "  \"gpus\": [");
@@ -492,10 +492,8 @@ static int tool_json(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const t
             if (tool_json_pair(out, topo, o, a, a, b, b, 0)) return 1;
         }
     fprintf(out, "%s]", first ? "" : "\n  ");
-    if (*shoal_topo_warning(topo)) {
-        fprintf(out, ",\n  \"warning\": ");
-        tool_json_str(out, shoal_topo_warning(topo));
-    }
+    fprintf(out, ",\n  \"warning\": ");
+    tool_json_str(out, shoal_topo_warning(topo));
     if (pl->explicit_placement) {
         first = 1;
         fprintf(out, ",\n  \"pes\": [");
@@ -603,6 +601,81 @@ static void tool_print_matrix(const char *title, const double *m, const int *tp,
     }
 }
 
+/* ---------------------------------------------------------------- MPI mode: PEs sharing a GPU */
+
+/* Every rank's row of shoal_pe_gpu_shared, gathered into *share_p (n * n)
+ * on rank 0; NULL elsewhere, and on every rank where no PE shares its GPU.
+ * Collective; 0 or 1 (an error, printed). */
+static int tool_share_gather(shoal_t sh, int n, int rank, int **share_p)
+{
+    int *row = calloc((size_t)n, sizeof(int)), *all = NULL, mine = 0, any = 0, rc = 0;
+
+    *share_p = NULL;
+    if (row == NULL) return tool_fail("rank %d: out of memory", rank);
+    for (int pe = 0; pe < n && rc == 0; pe++) {
+        row[pe] = shoal_pe_gpu_shared(sh, pe);
+        if (row[pe] < 0) rc = tool_fail("rank %d: shoal_pe_gpu_shared: %s", rank, shoal_last_error(sh));
+        mine |= row[pe] != SHOAL_GPU_SEPARATE;
+    }
+    /* Every rank takes part even after a local error: the others wait. */
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD) != MPI_SUCCESS)
+        rc = tool_fail("rank %d: MPI_Allreduce failed", rank);
+    if (rc == 0 && any) {
+        if (rank == 0 && (all = calloc((size_t)n * (size_t)n, sizeof(int))) == NULL)
+            rc = tool_fail("rank 0: out of memory");
+        if (MPI_Gather(row, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            rc = tool_fail("rank %d: MPI_Gather failed", rank);
+    }
+    free(row);
+    if (rc != 0) free(all);
+    else *share_p = all;
+    return rc;
+}
+
+/* Rank 0: each group of PEs on one GPU, and whether MPS lets their kernels
+ * run side by side (all pairs SHOAL_GPU_SHARED_MPS), as text or JSON (the
+ * "gpu_sharing" entry of "mpi": [{"pes": [...], "mps": bool}, ...]). */
+static void tool_share_print(const int *share, int n, const int *nodes, int json)
+{
+    char *seen = calloc((size_t)n, 1);
+    int groups = 0;
+
+    if (seen == NULL) return;
+    if (json) printf(",\n    \"gpu_sharing\": [");
+    else printf("\nPEs sharing a GPU (kernels of two processes on one GPU run side by side only under MPS):\n");
+    for (int a = 0; a < n; a++) {
+        int mps = 1, k = 0;
+        if (seen[a]) continue;
+        for (int b = a + 1; b < n; b++)
+            if (share[a * n + b] != SHOAL_GPU_SEPARATE) k++;
+        if (k == 0) continue;
+        for (int b = a; b < n; b++) {
+            if (b != a && share[a * n + b] == SHOAL_GPU_SEPARATE) continue;
+            seen[b] = 1;
+            for (int c = a; c < n; c++)
+                if (c != b && share[a * n + c] != SHOAL_GPU_SEPARATE && share[b * n + c] != SHOAL_GPU_SHARED_MPS) mps = 0;
+        }
+        if (json) printf("%s{\"pes\": [", groups ? ", " : "");
+        else printf("  PEs ");
+        for (int b = a, first = 1; b < n; b++) {
+            if (b != a && share[a * n + b] == SHOAL_GPU_SEPARATE) continue;
+            printf("%s%d", first ? "" : ", ", b);
+            first = 0;
+        }
+        if (json)
+            printf("], \"mps\": %s}", mps ? "true" : "false");
+        else if (mps)
+            printf(" (node %d): MPS active, their kernels run side by side\n", nodes[a]);
+        else
+            printf(" (node %d): MPS not active: host and stream-ordered calls work, but their kernels take turns by "
+                   "time slices, so kernels that wait for each other crawl; start MPS: nvidia-cuda-mps-control -d\n",
+                   nodes[a]);
+        groups++;
+    }
+    if (json) printf("]");
+    free(seen);
+}
+
 /* ---------------------------------------------------------------- MPI mode */
 
 /* Every rank asks its instance which transport it uses towards every PE;
@@ -610,7 +683,7 @@ static void tool_print_matrix(const char *title, const double *m, const int *tp,
 static int tool_mpi(const tool_opts_t *o)
 {
     shoal_t sh = NULL;
-    int rank = 0, n = 0, me, rc = 0, *row = NULL, *all = NULL, *nodes = NULL, node;
+    int rank = 0, n = 0, me, rc = 0, *row = NULL, *all = NULL, *nodes = NULL, node, *share = NULL;
     double *bw = NULL, *lat = NULL;
     size_t probe_size = 0;
 
@@ -644,6 +717,7 @@ static int tool_mpi(const tool_opts_t *o)
     /* Rows are in rank order of MPI_COMM_WORLD, which the instance's PEs follow. */
     MPI_Gather(row, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Gather(&node, 1, MPI_INT, nodes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (tool_share_gather(sh, n, rank, &share) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
 
     if (o->probe) {
         size_t size = o->probe_size ? o->probe_size : shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? (size_t)64 << 20 : (size_t)4 << 20;
@@ -688,6 +762,7 @@ static int tool_mpi(const tool_opts_t *o)
                 }
                 printf("]}");
             }
+            if (share != NULL) tool_share_print(share, n, nodes, 1);
             printf("}\n}\n");
         } else {
             printf("%d %s, heap on the %s\nTransport chosen from each PE (row) to each PE (column):\n%-10s", n,
@@ -709,6 +784,7 @@ static int tool_mpi(const tool_opts_t *o)
                 tool_print_matrix(title, bw, all, n, "%.1f");
                 tool_print_matrix("Measured 8-byte put latency, us (blocking put), and transport:", lat, all, n, "%.2f");
             }
+            if (share != NULL) tool_share_print(share, n, nodes, 0);
         }
         fflush(stdout);
     }
@@ -716,6 +792,7 @@ static int tool_mpi(const tool_opts_t *o)
     free(row);
     free(all);
     free(nodes);
+    free(share);
     free(bw);
     free(lat);
     MPI_Finalize();

@@ -414,6 +414,35 @@ static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
     return SHOAL_SUCCESS;
 }
 
+int shoal_topo_live_pci(void)
+{
+    hwloc_topology_t hw;
+    int n, rc;
+
+    if (hwloc_topology_init(&hw) < 0)
+        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_live_pci: hwloc_topology_init failed: %s",
+                                 strerror(errno));
+    /* Only the PCI phase matters: CPU and memory discovery (the slow part
+     * on a big machine) and the OpenCL and display components are skipped,
+     * and every PCI device is kept. A component this hwloc does not have is
+     * simply not skipped. */
+    (void)hwloc_topology_set_components(hw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+    (void)hwloc_topology_set_components(hw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "linux:cpu");
+    (void)hwloc_topology_set_components(hw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "linux:memory");
+    (void)hwloc_topology_set_components(hw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "opencl");
+    (void)hwloc_topology_set_components(hw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
+    if (hwloc_topology_set_type_filter(hw, HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL) < 0 ||
+        hwloc_topology_load(hw) < 0) {
+        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_live_pci: hwloc cannot load this machine: %s",
+                               strerror(errno));
+    } else {
+        n = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_PCI_DEVICE);
+        rc = n > 0;
+    }
+    hwloc_topology_destroy(hw);
+    return rc;
+}
+
 int shoal_topo_load(const char *xml_path, shoal_topo_t *topo_p)
 {
     shoal_topo_t topo;

@@ -52,6 +52,33 @@ static inline shoal_t gpu_test_instance(size_t heap_size)
     return sh;
 }
 
+/* For a test whose kernels wait for a peer's kernel (what: what waits):
+ * where some PE shares its GPU with another PE without MPS, the kernels of
+ * the two only take turns by time slices and such a test crawls into its
+ * timeout, so every PE skips it (TEST_SKIP, after finalizing sh and MPI),
+ * saying why. Collective over MPI_COMM_WORLD, sh's PEs (gpu_test_instance). */
+static inline void gpu_test_need_concurrent_kernels(shoal_t sh, const char *what)
+{
+    int n = shoal_n_pes(sh), mine = -1, any = -1;
+
+    for (int pe = 0; pe < n; pe++) {
+        int k = shoal_pe_gpu_shared(sh, pe);
+        CHECK_MSG(k >= 0, "shoal_pe_gpu_shared(%d): %s: %s", pe, shoal_strerror(k), shoal_last_error(sh));
+        if (k == SHOAL_GPU_SHARED && mine < 0) mine = pe;
+    }
+    CHECK_MSG(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Allreduce failed");
+    if (any < 0) return;
+    if (mine >= 0)
+        check_note("PE %d shares this PE's GPU without MPS: their kernels take turns by time slices, and %s would "
+                   "crawl; skipped (start MPS: nvidia-cuda-mps-control -d, see README)",
+                   mine, what);
+    else
+        check_note("PE %d shares a GPU with another PE without MPS, and %s would crawl there: skipped", any, what);
+    SH_OK(sh, shoal_finalize(sh));
+    MPI_Finalize();
+    exit(TEST_SKIP);
+}
+
 /* Checks inside kernels: failures are counted in a dev_err_t in device
  * memory, the first one's line, iteration and values kept; check_dev_err
  * asserts on the host that there were none. */

@@ -97,6 +97,7 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--iters") == 0) iters = (unsigned)atoi(argv[i + 1]);
     sh = gpu_test_instance((size_t)64 << 20);
+    gpu_test_need_concurrent_kernels(sh, "the device barriers (every PE's kernel waits for the others')");
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     right = (me + 1) % npes;

@@ -163,6 +163,7 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--rounds") == 0) rounds = (unsigned)atoi(argv[i + 1]);
     sh = gpu_test_instance((size_t)64 << 20);
+    gpu_test_need_concurrent_kernels(sh, "put_signal and the waits (a kernel waits for the peer's kernel)");
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     right = (me + 1) % npes;

@@ -82,6 +82,38 @@ int main(int argc, char **argv)
     check_note("GPU %d, transport to PE %d: %s", shoal_cuda_device(sh), right, name);
     CHECK_EQ_INT(shoal_device_reachable(sh, right), right == me || strcmp(name, "cuda_ipc") == 0);
 
+    /* Which PEs share this PE's GPU, with MPS or without: the instance's
+     * answer against what each PE's own GPU says (UUID, cudaDevAttrMpsEnabled),
+     * gathered here. PEs of other (SHOAL_NODE_SIZE) nodes never share. */
+    {
+        struct gpu_fact {
+            unsigned char uuid[16];
+            int mps, node;
+        } mine, *all = (struct gpu_fact *)malloc(sizeof(struct gpu_fact) * (size_t)npes);
+        cudaDeviceProp prop;
+        int dev = shoal_cuda_device(sh), sharers = 0;
+        CHECK(all != NULL);
+        memset(&mine, 0, sizeof(mine));
+        CUDA_OK(cudaGetDeviceProperties(&prop, dev));
+        memcpy(mine.uuid, prop.uuid.bytes, sizeof(mine.uuid));
+        CUDA_OK(cudaDeviceGetAttribute(&mine.mps, cudaDevAttrMpsEnabled, dev));
+        mine.node = shoal_pe_node(sh, me);
+        CHECK_EQ_INT(MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, MPI_COMM_WORLD),
+                     MPI_SUCCESS);
+        for (int pe = 0; pe < npes; pe++) {
+            bool same = pe != me && all[pe].node == mine.node && memcmp(all[pe].uuid, mine.uuid, 16) == 0;
+            int want = !same ? SHOAL_GPU_SEPARATE
+                       : mine.mps && all[pe].mps ? SHOAL_GPU_SHARED_MPS
+                                                 : SHOAL_GPU_SHARED;
+            int got = shoal_pe_gpu_shared(sh, pe);
+            CHECK_MSG(got == want, "shoal_pe_gpu_shared(PE %d) = %d, expected %d (%s GPU, MPS %d here, %d there)", pe,
+                      got, want, same ? "one" : "not one", mine.mps, all[pe].mps);
+            sharers += same;
+        }
+        check_note("%d other PE(s) of this node on this GPU; MPS %s", sharers, mine.mps ? "active" : "not active");
+        free(all);
+    }
+
     /* A second, independent instance on the same GPUs: its data stays its own. */
     {
         shoal_config_t cfg2;

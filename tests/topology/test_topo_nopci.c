@@ -138,11 +138,13 @@ int main(void)
         CHECK_EQ_INT(shoal_topo_n_gpus(t), 0);
         CHECK_EQ_STR(shoal_topo_warning(t), "");
         shoal_topo_destroy(t);
+        CHECK_EQ_INT(shoal_topo_live_pci(), 1);
     } else {
         check_note("hwloc finds no PCI device here even with its PCI discovery: the first case is skipped");
     }
     /* The PCI phase of hwloc's linux component, and its pci component. */
     CHECK(setenv("HWLOC_COMPONENTS", "-linux:pci,-pci", 1) == 0);
+    CHECK_EQ_INT(shoal_topo_live_pci(), 0);
     test_model();
     test_tool();
     /* Without NVML either: a machine without GPUs, no warning. */

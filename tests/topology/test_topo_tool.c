@@ -421,10 +421,11 @@ static void check_json(const char *text, const char *xml, const shoal_topo_polic
 
     if (!pol) pol = &defaults;
     CHECK_MSG(shoal_topo_load(xml, &topo) == SHOAL_SUCCESS, "%s: %s", xml, shoal_topo_last_error());
-    if (n_pes < 0) jkeys(&root, "top level", "version", "machine", "gpus", "pairs", (char *)NULL);
-    else jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "pes", "pe_pairs", (char *)NULL);
-    CHECK_EQ_INT(jint(&root, "version", 1, 1, "top level"), 1);
+    if (n_pes < 0) jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "warning", (char *)NULL);
+    else jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "warning", "pes", "pe_pairs", (char *)NULL);
+    CHECK_EQ_INT(jint(&root, "version", 2, 2, "top level"), 2);
 
+    CHECK_EQ_STR(jstr(&root, "warning", "top level"), shoal_topo_warning(topo));
     machine = jget(&root, "machine");
     jkeys(machine, "machine", "packages", "numa_nodes", "cores", "nics", (char *)NULL);
     CHECK_EQ_INT(jint(machine, "packages", 0, 1 << 20, "machine"), shoal_topo_n_packages(topo));
@@ -738,7 +739,7 @@ static void test_live(void)
     expect_ok(&r, "live --json");
     {
         jv_t root = jparse(r.out);
-        jkeys(&root, "live", "version", "machine", "gpus", "pairs", (char *)NULL);
+        jkeys(&root, "live", "version", "machine", "gpus", "pairs", "warning", (char *)NULL);
         jfree(&root);
     }
     run_free(&r);
