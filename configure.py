@@ -446,6 +446,8 @@ for lineno, raw in enumerate(open(TESTS_FILE) if os.path.isfile(TESTS_FILE) else
                                                and os.access(launcher[0], os.X_OK))):
         error(where + 'LAUNCHER=%s: want one executable file of the source tree'
               % ','.join(launcher))
+    if launcher and int(np) == 0:
+        error(where + 'LAUNCHER needs np >= 1 (it judges an mpiexec run)')
     names.add(name)
     if source.endswith('.cu') and not nvcc:
         continue  # a GPU-only test in a host-only build

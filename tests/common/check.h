@@ -35,6 +35,13 @@ CHECK__NORETURN void check__fail(const char *file, int line, const char *fmt, ..
 void check_note(const char *fmt, ...) CHECK__PRINTF(1, 2);
 /* The PE that messages name: the MPI_COMM_WORLD rank, -1 outside MPI. */
 int check_pe(void);
+/* This PE's verdict for tests/verdicts.sh (tests/TESTS: LAUNCHER=), which
+ * judges a run by its PEs' verdicts instead of mpiexec's exit status: when
+ * SHOAL_TEST_VERDICTS names a folder, write <folder>/pe<rank> containing
+ * "pass" (a failure to write it is a failed check); else do nothing. Call it
+ * last, once every check of this PE has passed: a PE that fails a check,
+ * dies or hangs never writes one. */
+void check_verdict_pass(void);
 /* Case-insensitive strstr; NULL haystack never matches. */
 const char *check_strcasestr(const char *haystack, const char *needle);
 
