@@ -79,13 +79,14 @@ SHOAL_EXPORT const char *shoal_topo_nvlink_source(shoal_topo_t topo);
 
 /* What the user should know about how this model was made, or "" (never
  * NULL): today, that hwloc found no PCI device on the live machine while
- * NVML sees GPUs (hwloc's PCI discovery is missing: the text names the
- * package), so the GPUs and their PCIe classes come from NVML and their
+ * NVML sees GPUs (hwloc cannot see the PCI bus: the text says what to
+ * check), so the GPUs and their PCIe classes come from NVML and their
  * locality is unknown. shoal-topo prints it; shoal_init logs it at WARN. */
 SHOAL_EXPORT const char *shoal_topo_warning(shoal_topo_t topo);
 
-/* Whether hwloc finds any PCI device on this machine: 1, 0 (its PCI
- * discovery is missing: install libhwloc-plugins), or a negative status.
+/* Whether hwloc finds any PCI device on this machine: 1, 0 (it cannot see
+ * the PCI bus: no /sys, no hwloc_pci plugin, or HWLOC_COMPONENTS), or a
+ * negative status.
  * Loads hwloc's I/O discovery only, quick enough for shoal_init, which
  * logs a WARN on a GPU node where this is 0. */
 SHOAL_EXPORT int shoal_topo_live_pci(void);

@@ -285,8 +285,8 @@ int shoal__gpu_shared(shoal_t sh, int pe)
     return shoal__gpu_share_kind(g->node_gpus, sh->node_rank, sh->pe_node_rank[pe]);
 }
 
-/* hwloc without PCI discovery (libhwloc-plugins missing, or its components
- * disabled) knows no GPU, NIC or PCIe switch of this node. The node's first
+/* hwloc that cannot see the PCI bus (no sysfs, no hwloc_pci plugin, or
+ * components disabled) knows no GPU, NIC or PCIe switch of this node. The node's first
  * PE checks, and only when WARN messages are shown: it costs an hwloc load
  * of the PCI tree. */
 static void shoal__gpu_pci_log(shoal_t sh)
@@ -299,9 +299,10 @@ static void shoal__gpu_pci_log(shoal_t sh)
     found = shoal_topo_live_pci();
     if (found == 0)
         SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_TOPO,
-                   "hwloc finds no PCI device on this node, where PE %d uses GPU %s: hwloc's PCI discovery is missing "
-                   "(install libhwloc-plugins, or point HWLOC_PLUGINS_PATH at the folder holding hwloc_pci.so); the "
-                   "topology then takes GPUs and their PCIe paths from NVML (shoal-topo shows them)",
+                   "hwloc finds no PCI device on this node, where PE %d uses GPU %s: hwloc cannot see the PCI bus "
+                   "(make /sys visible, install libhwloc-plugins or point HWLOC_PLUGINS_PATH at hwloc_pci.so, and "
+                   "keep pci out of HWLOC_COMPONENTS); the topology then takes GPUs and their PCIe paths from NVML "
+                   "(shoal-topo shows them)",
                    sh->my_pe, sh->gpu->bus_id);
     else if (found < 0)
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_TOPO, "cannot check hwloc's PCI discovery: %s", shoal_topo_last_error());

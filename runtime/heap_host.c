@@ -207,13 +207,13 @@ rma:
      * whose heap failed says so here). */
     need[0] = sh->n_nodes > 1 || (sh->disabled & (1u << SHOAL_TRANSPORT_SHM));
     need[1] = rc != SHOAL_SUCCESS;
-    if (rc == SHOAL_SUCCESS && need[0]) {
-        alias = shoal__heap_host_alias(sh);
-        if (alias == NULL) alias_errno = errno;
-    }
-    need[2] = need[0] && alias == NULL ? sh->n_pes - sh->my_pe : 0; /* the lowest such PE wins the max */
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, need, 3, MPI_INT, MPI_MAX, sh->comm));
+    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, need, 2, MPI_INT, MPI_MAX, sh->comm));
     if (need[1] || !need[0]) goto out; /* a PE failed (it says why), or no window is needed */
+    /* Needed somewhere, so here too (each PE exposes its heap): map it twice. */
+    alias = shoal__heap_host_alias(sh);
+    if (alias == NULL) alias_errno = errno;
+    need[2] = alias == NULL ? sh->n_pes - sh->my_pe : 0; /* the lowest such PE wins the max */
+    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &need[2], 1, MPI_INT, MPI_MAX, sh->comm));
     if (need[2]) {
         /* Some PE could not map its heap twice (an MPI whose shared memory
          * cannot be: huge pages, say). Its window is over the heap itself,

@@ -245,17 +245,17 @@ int shoal__nvml_gpus(shoal_topo_t topo, int *found_p)
                  pci.device & 0x1fu);
         if (nv.name(devs[n], name, sizeof(name)) != SHOAL__NVML_SUCCESS) name[0] = '\0';
         name[sizeof(name) - 1] = '\0';
+        g->pci = NULL; /* no PCI device in hwloc: locality unknown */
+        g->near = NULL;
+        g->numa = -1;
+        g->nic = -1;
+        topo->n_gpus = ++n; /* counted first: shoal_topo_destroy frees what was set */
         g->name = strdup(name);
         g->cpuset = strdup("");
         if (!g->name || !g->cpuset) {
             rc = shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
             goto out_close;
         }
-        g->pci = NULL; /* no PCI device in hwloc: locality unknown */
-        g->near = NULL;
-        g->numa = -1;
-        g->nic = -1;
-        topo->n_gpus = ++n;
     }
     if (n == 0) goto out_close;
     /* Bus id order, as hwloc's GPUs; the handles follow their GPUs. */

@@ -611,20 +611,28 @@ static int tool_share_gather(shoal_t sh, int n, int rank, int **share_p)
     int *row = calloc((size_t)n, sizeof(int)), *all = NULL, mine = 0, any = 0, rc = 0;
 
     *share_p = NULL;
-    if (row == NULL) return tool_fail("rank %d: out of memory", rank);
+    if (row == NULL) rc = tool_fail("rank %d: out of memory", rank); /* still takes part below */
     for (int pe = 0; pe < n && rc == 0; pe++) {
         row[pe] = shoal_pe_gpu_shared(sh, pe);
         if (row[pe] < 0) rc = tool_fail("rank %d: shoal_pe_gpu_shared: %s", rank, shoal_last_error(sh));
         mine |= row[pe] != SHOAL_GPU_SEPARATE;
     }
-    /* Every rank takes part even after a local error: the others wait. */
-    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD) != MPI_SUCCESS)
-        rc = tool_fail("rank %d: MPI_Allreduce failed", rank);
-    if (rc == 0 && any) {
-        if (rank == 0 && (all = calloc((size_t)n * (size_t)n, sizeof(int))) == NULL)
-            rc = tool_fail("rank 0: out of memory");
-        if (MPI_Gather(row, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-            rc = tool_fail("rank %d: MPI_Gather failed", rank);
+    /* Rank 0's buffer first: a gather happens only where every rank can
+     * take part. Every rank takes part even after a local error. */
+    if (rank == 0 && (all = calloc((size_t)n * (size_t)n, sizeof(int))) == NULL)
+        rc = tool_fail("rank 0: out of memory");
+    {
+        int in[2] = {mine, rc != 0}, out[2] = {0, 1};
+        if (MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+            rc = tool_fail("rank %d: MPI_Allreduce failed", rank);
+        any = out[0] && !out[1];
+        if (out[1] && rc == 0) rc = 1; /* another rank failed and said so */
+    }
+    if (rc == 0 && any && MPI_Gather(row, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        rc = tool_fail("rank %d: MPI_Gather failed", rank);
+    if (rc == 0 && !any) {
+        free(all);
+        all = NULL;
     }
     free(row);
     if (rc != 0) free(all);

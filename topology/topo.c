@@ -323,9 +323,9 @@ out_probe:
     return rc;
 }
 
-/* A live machine where hwloc found no PCI device: its PCI discovery is
- * missing (hwloc_pci and the linux component's sysfs walk both absent or
- * disabled), so no GPU, NIC or switch has a place. If NVML sees GPUs, the
+/* A live machine where hwloc found no PCI device: it cannot see the PCI
+ * bus (the linux component's sysfs walk and the hwloc_pci plugin both
+ * absent, disabled or blind), so no GPU, NIC or switch has a place. If NVML sees GPUs, the
  * model takes them from NVML, with the PCIe class NVML gives for each pair,
  * and says so in the warning; nothing is made up as a PCIe path. */
 static int shoal__no_pci(shoal_topo_t topo)
@@ -337,10 +337,11 @@ static int shoal__no_pci(shoal_topo_t topo)
     if (!found) return SHOAL_SUCCESS; /* no GPU here either: a CPU-only machine needs no PCI tree */
     topo->pci_missing = 1;
     n = snprintf(text, sizeof(text),
-                 "hwloc found no PCI device on this machine while NVML sees %d GPU%s: hwloc's PCI discovery is "
-                 "missing (install libhwloc-plugins, which holds hwloc_pci, or point HWLOC_PLUGINS_PATH at the folder "
-                 "holding hwloc_pci.so; HWLOC_COMPONENTS must not exclude pci). The GPUs and the PCIe class of "
-                 "each pair come from NVML; GPU locality (NUMA node, CPUs, nearest NIC) is unknown",
+                 "hwloc found no PCI device on this machine while NVML sees %d GPU%s: hwloc cannot see the PCI bus "
+                 "here (its linux component reads /sys/bus/pci, its hwloc_pci plugin uses libpciaccess: make /sys "
+                 "visible, install libhwloc-plugins or point HWLOC_PLUGINS_PATH at hwloc_pci.so, and keep pci out "
+                 "of HWLOC_COMPONENTS). The GPUs and the PCIe class of each pair come from NVML; GPU locality (NUMA "
+                 "node, CPUs, nearest NIC) is unknown",
                  topo->n_gpus, topo->n_gpus == 1 ? "" : "s");
     if (topo->pcie_unknown > 0 && n > 0 && (size_t)n < sizeof(text))
         snprintf(text + n, sizeof(text) - (size_t)n, "; NVML gave no class for %d pair%s, taken as SYS",

@@ -11,12 +11,15 @@
  *     space, values escaped with &quot; &lt; &gt; &amp; &#10; &#13; &#9;
  *     only (after XML's own decoding: entities and character references,
  *     attribute whitespace turned into spaces, CRLF into LF);
- *   - the text of an element without children kept as it was decoded.
+ *   - text only in the elements whose text hwloc reads (userdata, indexes,
+ *     u64values), as decoded; elsewhere dropped, as libxml2 skips it.
  *
  * What only one of the parsers could read is refused here with the byte
- * where it is: CDATA or entities whose text the minimal parser would keep
- * escaped, names outside [a-z0-9_], other encodings than UTF-8, invalid
- * UTF-8, a DOCTYPE with an internal subset, text beside child elements.
+ * where it is: text with '<', '&', a CR reference or "]]>", names outside
+ * [a-z0-9_], other encodings than UTF-8, bytes that are not UTF-8 or not XML
+ * characters, a DOCTYPE with an internal subset, text beside child
+ * elements. So is every object hwloc would crash or stall on, checked on
+ * the canonical form, that is on the values as hwloc will read them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
@@ -33,6 +36,7 @@
 #include "topo_internal.h"
 
 /* ------------------------------------------------------ objects hwloc must not see */
+
 
 /* The largest os_index shoal lets hwloc see. hwloc turns a PU's or NUMA
  * node's os_index into a bit of a set sized to hold it, and copies and
@@ -128,88 +132,95 @@ static int shoal__xml_bitmap_ok(const shoal__xml_attr_t *a)
     }
 }
 
-/* The first <object> start tag hwloc must not see, with why in why[]:
+/* A canonical value (escaped with the seven escapes of the canonical form
+ * only) decoded into buf[len], NUL-terminated; 0 if it does not fit. */
+static int shoal__xml_unescape(const shoal__xml_attr_t *a, char *buf, size_t len)
+{
+    static const struct {
+        const char *esc;
+        char c;
+    } escs[] = {{"&quot;", '"'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&amp;", '&'},
+                {"&#10;", '\n'}, {"&#13;", '\r'}, {"&#9;", '\t'}};
+    size_t n = 0;
+
+    for (const char *p = a->value, *end = a->value + a->value_len; p < end;) {
+        char c = *p++;
+        if (c == '&')
+            for (size_t i = 0; i < sizeof(escs) / sizeof(escs[0]); i++) {
+                size_t k = strlen(escs[i].esc) - 1;
+                if ((size_t)(end - p) >= k && memcmp(p, escs[i].esc + 1, k) == 0) {
+                    c = escs[i].c;
+                    p += k;
+                    break;
+                }
+            }
+        if (n + 1 >= len) return 0;
+        buf[n++] = c;
+    }
+    buf[n] = '\0';
+    return 1;
+}
+
+/* Whether an object start tag of the canonical form (at tag, up to end)
+ * must not reach hwloc; why in why[] if so:
  *  - a cpuset or nodeset without the complete_ one that hwloc always
  *    writes beside it: hwloc 2.9 dereferences the missing set in
  *    hwloc_topology_load and crashes (lstopo -i too);
- *  - an os_index above SHOAL__XML_MAX_OS_INDEX, or a PU or NUMA node
- *    without one (hwloc always writes theirs);
- *  - a type written with an entity (only the XML parser knows which);
+ *  - a PU or NUMA node (the type as hwloc reads it: any case, any prefix
+ *    hwloc_type_sscanf takes) with an os_index above
+ *    SHOAL__XML_MAX_OS_INDEX, or without one (hwloc always writes theirs);
  *  - a set hwloc's parser could abort on (see shoal__xml_bitmap_ok).
- * Comments, CDATA sections and processing instructions are skipped. */
-static const char *shoal__xml_bad_object(const char *text, const char *end, char *why, size_t why_len)
+ * The values are checked as hwloc will read them: entities and character
+ * references are already decoded in the canonical form. */
+static int shoal__xml_bad_object(const char *tag, const char *end, char *why, size_t why_len)
 {
-    static const struct {
-        const char *open, *close;
-    } skips[] = {{"<!--", "-->"}, {"<![CDATA[", "]]>"}, {"<?", "?>"}};
     static const char *const set_names[4] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"};
-    const char *p = text;
+    const char *p = tag + 7; /* past "<object" */
+    shoal__xml_attr_t a;
+    int sets[4] = {0, 0, 0, 0}, indexed = 0, has_index = 0;
+    shoal__xml_attr_t big_index = {0}; /* an os_index too big for a set, if any */
 
-    while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
-        const char *obj = p, *q;
-        shoal__xml_attr_t a;
-        int sets[4] = {0, 0, 0, 0}, skipped = 0, indexed = 0, has_index = 0;
-        shoal__xml_attr_t big_index = {0}; /* an os_index too big for a set, if any */
-
-        for (size_t i = 0; i < sizeof(skips) / sizeof(skips[0]); i++) {
-            size_t n = strlen(skips[i].open);
-            if ((size_t)(end - p) >= n && memcmp(p, skips[i].open, n) == 0) {
-                q = memmem(p + n, (size_t)(end - p - n), skips[i].close, strlen(skips[i].close));
-                if (q == NULL) return NULL; /* unterminated: the parser says so */
-                p = q + strlen(skips[i].close);
-                skipped = 1;
-                break;
-            }
+    while (shoal__xml_next_attr(&p, end, &a)) {
+        /* cpuset, nodeset, and their complete_ and allowed_ forms */
+        int is_set = (a.name_len >= 6 && memcmp(a.name + a.name_len - 6, "cpuset", 6) == 0) ||
+                     (a.name_len >= 7 && memcmp(a.name + a.name_len - 7, "nodeset", 7) == 0);
+        for (int i = 0; i < 4; i++) sets[i] |= shoal__xml_attr_is(&a, set_names[i]);
+        if (is_set && !shoal__xml_bitmap_ok(&a)) {
+            snprintf(why, why_len, "its %.*s \"%.*s\" is not a set as hwloc writes them (hwloc could abort "
+                     "reading it)", (int)a.name_len, a.name, a.value_len > 24 ? 24 : (int)a.value_len, a.value);
+            return 1;
         }
-        if (skipped) continue;
-        p++;
-        if ((size_t)(end - p) < 7 || memcmp(p, "object", 6) != 0 || !(shoal__xml_space(p[6]) || p[6] == '>' || p[6] == '/'))
-            continue;
-        for (p += 6; shoal__xml_next_attr(&p, end, &a);) {
-            /* cpuset, nodeset, and their complete_ and allowed_ forms */
-            int is_set = (a.name_len >= 6 && memcmp(a.name + a.name_len - 6, "cpuset", 6) == 0) ||
-                         (a.name_len >= 7 && memcmp(a.name + a.name_len - 7, "nodeset", 7) == 0);
-            for (int i = 0; i < 4; i++) sets[i] |= shoal__xml_attr_is(&a, set_names[i]);
-            if (is_set && !shoal__xml_bitmap_ok(&a)) {
-                snprintf(why, why_len, "its %.*s \"%.*s\" is not a set as hwloc writes them (hwloc could abort "
-                         "reading it)", (int)a.name_len, a.name, a.value_len > 24 ? 24 : (int)a.value_len, a.value);
-                return obj;
-            }
-            if (shoal__xml_attr_is(&a, "type")) {
-                if (memchr(a.value, '&', a.value_len) != NULL) {
-                    snprintf(why, why_len, "its type is written with an entity");
-                    return obj;
-                }
-                indexed = (a.value_len == 2 && memcmp(a.value, "PU", 2) == 0) ||
-                          (a.value_len == 8 && memcmp(a.value, "NUMANode", 8) == 0);
-            } else if (shoal__xml_attr_is(&a, "os_index")) {
-                has_index = 1;
-                if (shoal__xml_os_index_too_big(&a)) big_index = a;
-            }
-        }
-        /* Only PU and NUMA node numbers become bits of sets (either attribute
-         * may come first); a package or core may carry any number (ACPI
-         * table offsets on some arm64 machines). */
-        if (indexed && big_index.name != NULL) {
-            snprintf(why, why_len, "a PU or NUMANode os_index \"%.*s\" is out of range (0 to %u; hwloc would build "
-                     "CPU and NUMA sets that large)", big_index.value_len > 24 ? 24 : (int)big_index.value_len,
-                     big_index.value, SHOAL__XML_MAX_OS_INDEX);
-            return obj;
-        }
-        if (indexed && !has_index) {
-            snprintf(why, why_len, "a PU or NUMANode without os_index (hwloc would number it 4294967295 and build CPU "
-                     "and NUMA sets that large)");
-            return obj;
-        }
-        if ((sets[0] && !sets[1]) || (sets[2] && !sets[3])) {
-            snprintf(why, why_len, "it has a cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc "
-                     "would crash loading it)");
-            return obj;
+        if (shoal__xml_attr_is(&a, "type")) {
+            char type[64];
+            hwloc_obj_type_t t;
+            indexed = shoal__xml_unescape(&a, type, sizeof(type)) && hwloc_type_sscanf(type, &t, NULL, 0) == 0 &&
+                      (t == HWLOC_OBJ_PU || t == HWLOC_OBJ_NUMANODE);
+        } else if (shoal__xml_attr_is(&a, "os_index")) {
+            has_index = 1;
+            if (shoal__xml_os_index_too_big(&a)) big_index = a;
         }
     }
-    return NULL;
+    /* Only PU and NUMA node numbers become bits of sets (either attribute
+     * may come first); a package or core may carry any number (ACPI table
+     * offsets on some arm64 machines). */
+    if (indexed && big_index.name != NULL) {
+        snprintf(why, why_len, "a PU or NUMANode os_index \"%.*s\" is out of range (0 to %u; hwloc would build "
+                 "CPU and NUMA sets that large)", big_index.value_len > 24 ? 24 : (int)big_index.value_len,
+                 big_index.value, SHOAL__XML_MAX_OS_INDEX);
+        return 1;
+    }
+    if (indexed && !has_index) {
+        snprintf(why, why_len, "a PU or NUMANode without os_index (hwloc would number it 4294967295 and build CPU "
+                 "and NUMA sets that large)");
+        return 1;
+    }
+    if ((sets[0] && !sets[1]) || (sets[2] && !sets[3])) {
+        snprintf(why, why_len, "it has a cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc "
+                 "would crash loading it)");
+        return 1;
+    }
+    return 0;
 }
-
 
 /* ------------------------------------------------------------- canonical form */
 
@@ -278,7 +289,15 @@ static void shoal__xml_skip_space(shoal__xml_reader_t *r)
     while (r->p < r->end && shoal__xml_space(*r->p)) r->p++;
 }
 
-/* Valid UTF-8 (no overlong forms, surrogates or code points above
+/* A character XML 1.0 allows in a document. */
+static int shoal__xml_char_ok(uint32_t c)
+{
+    return c == 0x9 || c == 0xa || c == 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) ||
+           (c >= 0x10000 && c <= 0x10ffff);
+}
+
+/* Valid UTF-8 of XML characters only (no overlong forms, surrogates, C0
+ * controls but tab, LF and CR, U+FFFE, U+FFFF or code points above
  * U+10FFFF), as libxml2 demands; the minimal parser would take anything. */
 static const char *shoal__xml_bad_utf8(const char *text, const char *end)
 {
@@ -287,6 +306,7 @@ static const char *shoal__xml_bad_utf8(const char *text, const char *end)
     while (p < e) {
         unsigned c = *p, n, cp, i;
         if (c < 0x80) {
+            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return (const char *)p; /* not an XML character */
             p++;
             continue;
         }
@@ -299,18 +319,11 @@ static const char *shoal__xml_bad_utf8(const char *text, const char *end)
             if ((p[i] & 0xc0) != 0x80) return (const char *)p;
             cp = cp << 6 | (p[i] & 0x3f);
         }
-        if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-            return (const char *)p;
+        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || !shoal__xml_char_ok(cp))
+            return (const char *)p; /* overlong, a surrogate, U+FFFE, U+FFFF, above U+10FFFF */
         p += n + 1;
     }
     return NULL;
-}
-
-/* A character XML 1.0 allows in a document. */
-static int shoal__xml_char_ok(uint32_t c)
-{
-    return c == 0x9 || c == 0xa || c == 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) ||
-           (c >= 0x10000 && c <= 0x10ffff);
 }
 
 /* Append code point c as UTF-8. */
@@ -590,6 +603,9 @@ static int shoal__xml_text(shoal__xml_reader_t *r, shoal__xml_out_t *o, shoal__x
             if (next == NULL) return shoal__xml_refuse(r, p, "an entity XML does not define, or a bad character reference");
             if (c == '<' || c == '&')
                 return shoal__xml_refuse(r, p, "text with a '<' or '&' (hwloc's minimal parser cannot read it)");
+            if (c == '\r')
+                return shoal__xml_refuse(r, p, "a carriage return written as a reference in text (the parsers "
+                                               "count its length differently)");
             shoal__xml_put_utf8(o, c);
             p = next;
         } else if (*p == '\r') {
@@ -605,15 +621,27 @@ static int shoal__xml_text(shoal__xml_reader_t *r, shoal__xml_out_t *o, shoal__x
     return 0;
 }
 
+/* Elements whose text hwloc reads (userdata, and the indexes and values
+ * of a distances matrix); the text of any other is dropped. */
+static int shoal__xml_has_content(const char *name, size_t len)
+{
+    static const char *const names[] = {"userdata", "indexes", "u64values"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (len == strlen(names[i]) && memcmp(name, names[i], len) == 0) return 1;
+    return 0;
+}
+
 /* The canonical form of text[0..n) into *o, or a refusal in r. */
 static int shoal__xml_canonical(shoal__xml_reader_t *r, shoal__xml_out_t *o)
 {
     shoal__xml_level_t stack[SHOAL__XML_MAX_DEPTH];
-    int depth = 0, rc, seen_root = 0;
+    int depth = 0, rc, seen_root = 0, seen_doctype = 0;
     const char *bad;
+    char why[160];
+    size_t tag_out;
 
     if ((bad = shoal__xml_bad_utf8(r->text, r->end)) != NULL)
-        return shoal__xml_refuse(r, bad, "bytes that are not UTF-8");
+        return shoal__xml_refuse(r, bad, "bytes that are not UTF-8 or not an XML character");
     if ((size_t)(r->end - r->p) >= 3 && memcmp(r->p, "\xef\xbb\xbf", 3) == 0) r->p += 3;
     if (memchr(r->text, '\0', (size_t)(r->end - r->text)) != NULL)
         return shoal__xml_refuse(r, memchr(r->text, '\0', (size_t)(r->end - r->text)), "a NUL byte");
@@ -637,7 +665,8 @@ static int shoal__xml_canonical(shoal__xml_reader_t *r, shoal__xml_out_t *o)
             return 0;
         }
         if (*r->p != '<') return shoal__xml_refuse(r, r->p, "text outside the root element");
-        if ((rc = shoal__xml_skip_misc(r, !seen_root)) < 0) return -1;
+        if (shoal__xml_starts(r, "<!DOCTYPE")) seen_doctype++;
+        if ((rc = shoal__xml_skip_misc(r, !seen_root && seen_doctype <= 1)) < 0) return -1;
         if (rc) continue;
         tag = r->p;
         if (shoal__xml_starts(r, "</")) {
@@ -650,8 +679,17 @@ static int shoal__xml_canonical(shoal__xml_reader_t *r, shoal__xml_out_t *o)
             if (r->p == r->end || *r->p != '>') return shoal__xml_refuse(r, tag, "a closing tag without '>'");
             r->p++;
             if (l->children) {
+                if (l->text)
+                    return shoal__xml_refuse(r, l->text, "text beside child elements of <%.*s>", (int)l->name_len,
+                                             l->name);
                 o->len = o->oom ? o->len : l->text_at; /* only white space between the children */
                 shoal__xml_puts(o, "\n");
+            } else if (!shoal__xml_has_content(l->name, l->name_len)) {
+                /* Text hwloc never reads: libxml2 skips it, the minimal
+                 * parser would stumble on it. */
+                o->len = o->oom ? o->len : l->text_at;
+            } else if (!o->oom && memmem(o->buf + l->text_at, o->len - l->text_at, "]]>", 3) != NULL) {
+                return shoal__xml_refuse(r, l->name, "text of <%.*s> containing \"]]>\"", (int)l->name_len, l->name);
             }
             shoal__xml_puts(o, "</");
             shoal__xml_put(o, l->name, l->name_len);
@@ -679,8 +717,12 @@ static int shoal__xml_canonical(shoal__xml_reader_t *r, shoal__xml_out_t *o)
         if (!seen_root && !(len == 8 && memcmp(tag + 1, "topology", 8) == 0))
             return shoal__xml_refuse(r, tag, "the root element is <%.*s>, not <topology>", (int)len, tag + 1);
         shoal__xml_puts(o, seen_root ? "\n<" : "<");
+        tag_out = o->len - 1;
         shoal__xml_put(o, tag + 1, len);
         if ((rc = shoal__xml_attrs(r, o, !seen_root)) < 0) return -1;
+        if (!o->oom && len == 6 && memcmp(tag + 1, "object", 6) == 0 &&
+            shoal__xml_bad_object(o->buf + tag_out, o->buf + o->len, why, sizeof(why)))
+            return shoal__xml_refuse(r, tag, "an object: %s", why);
         if (rc == 1 && !seen_root) return shoal__xml_refuse(r, tag, "an empty <topology/>");
         seen_root = 1;
         shoal__xml_puts(o, rc ? "/>" : ">");
@@ -703,8 +745,6 @@ int shoal__topo_xml_read(const char *path, char **xml_p, size_t *len_p)
     enum { MAX_BYTES = 256 << 20 };
     FILE *f = fopen(path, "rb");
     char *text = NULL;
-    const char *bad;
-    char why[160];
     size_t n = 0, cap = 0;
     int rc = SHOAL_SUCCESS;
     shoal__xml_reader_t r;
@@ -741,12 +781,6 @@ int shoal__topo_xml_read(const char *path, char **xml_p, size_t *len_p)
         /* A directory, say. */
         rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: '%s' is not a valid hwloc XML topology (cannot "
                                "read it: %s)", path, strerror(errno ? errno : EIO));
-        goto out;
-    }
-    if ((bad = shoal__xml_bad_object(text, text + n, why, sizeof(why))) != NULL) {
-        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY,
-                               "shoal_topo_load: '%s' is not a valid hwloc XML topology: the object at byte %zu: %s",
-                               path, (size_t)(bad - text), why);
         goto out;
     }
     memset(&r, 0, sizeof(r));

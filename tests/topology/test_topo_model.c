@@ -299,6 +299,8 @@ static void test_xml_forms(void)
         {pcidev, "<!-- - --><?pi <info name=\"PCIDevice\" value=\"x\"/> ?>\n" "<info name=\"PCIDevice\" value=\"\xc3\xa9\"/>",
          "\xc3\xa9"},
         {"<topology version=\"2.0\">", "<topology  version=\"2.0\" >", "AD102GL [L40S]"},
+        /* text hwloc never reads: dropped, as libxml2 skips it */
+        {pcidev, "<info name=\"PCIDevice\" value=\"AD102GL [L40S]\">x &#9;</info>", "AD102GL [L40S]"},
     };
     static const struct {
         const char *from, *to, *needle;
@@ -308,6 +310,12 @@ static void test_xml_forms(void)
         {pcidev, "<info name=\"PCIDevice\" value=\"&nbsp;\"/>", "an entity XML does not define"},
         {pcidev, "<info name=\"PCIDevice\" value=\"&#0;\"/>", "an entity XML does not define, or a bad character"},
         {pcidev, "<info name=\"PCIDevice\" value=\"\xff\"/>", "bytes that are not UTF-8"},
+        {pcidev, "<info name=\"PCIDevice\" value=\"\x01\"/>", "not UTF-8 or not an XML character"},
+        {pcidev, "<info name=\"PCIDevice\" value=\"\xef\xbf\xbe\"/>", "not UTF-8 or not an XML character"},
+        {pcidev, "<info name=\"PCIDevice\" value=\"x\"/><userdata length=\"3\">]]&gt;</userdata>",
+         "text of <userdata> containing \"]]>\""},
+        {pcidev, "<info name=\"PCIDevice\" value=\"x\"/><userdata length=\"2\">a&#13;</userdata>",
+         "a carriage return written as a reference"},
         {pcidev, "<info name=\"PCIDevice\" name=\"x\"/>", "attribute 'name' given twice"},
         {pcidev, "<info name=\"PCIDevice\"value=\"x\"/>", "attributes not separated by white space"},
         {pcidev, "junk" "<info name=\"PCIDevice\" value=\"x\"/>", "text beside child elements of <object>"},
@@ -681,7 +689,10 @@ static void test_prescan(void)
         {"type=\"PU\"\n\tos_index = '4294967295'", "os_index \"4294967295\" is out of range"},
         {"type=\"PU\" os_index=\"-1\"", "os_index \"-1\" is out of range"},
         {"type=\"PU\" os_index=\" 99999999999999999999999\"", "is out of range"},
-        {"type=\"PU\" os_index=\"&#50;000000000\"", "os_index \"&#50;000000000\" is out of range"},
+        {"type=\"PU\" os_index=\"&#50;000000000\"", "os_index \"2000000000\" is out of range"},
+        /* the type as hwloc reads it: any case, a prefix, a reference */
+        {"type=\"pu\" os_index=\"4294967294\"", "os_index \"4294967294\" is out of range"},
+        {"type=\"P&#85;\" os_index=\"4294967294\"", "os_index \"4294967294\" is out of range"},
         {"type=\"PU\" os_index=\"65536\"", "os_index \"65536\" is out of range"},
     };
     shoal_topo_t t;
@@ -696,8 +707,22 @@ static void test_prescan(void)
                       "4294967295");
     expect_load_error(variant("type=\"NUMANode\" os_index=\"1\"", "type=\"NUMANode\" os_indexx=\"1\""),
                       SHOAL_ERR_TOPOLOGY, "a PU or NUMANode without os_index", NULL);
-    expect_load_error(variant(pu1, "type=\"P&#85;\" os_index=\"1\""), SHOAL_ERR_TOPOLOGY,
-                      "its type is written with an entity", NULL);
+    expect_load_error(variant("type=\"NUMANode\" os_index=\"1\"", "type=\"node\" os_indexx=\"1\""),
+                      SHOAL_ERR_TOPOLOGY, "a PU or NUMANode without os_index", NULL);
+    /* An object behind a DOCTYPE whose literal looks like a comment's start
+     * is still seen. */
+    {
+        FILE *f = fopen(tmp_path(), "w");
+        CHECK(f != NULL);
+        CHECK(fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"<!--\">\n"
+                    "<topology version=\"2.0\">\n <object type=\"Machine\" os_index=\"0\" cpuset=\"0x1\" "
+                    "complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\">\n  <object type=\"PU\" "
+                    "os_index=\"4294967294\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" "
+                    "complete_nodeset=\"0x1\"/>\n </object>\n <!-- -->\n</topology>\n",
+                    f) >= 0);
+        CHECK_EQ_INT(fclose(f), 0);
+        expect_load_error(tmp_path(), SHOAL_ERR_TOPOLOGY, "os_index \"4294967294\" is out of range", "at byte");
+    }
     /* The complete_cpuset after a tab, then removed. */
     expect_load_error(variant("cpuset=\"0x00000002\" complete_cpuset=\"0x00000002\"", "\tcpuset='0x00000002'"),
                       SHOAL_ERR_TOPOLOGY, "cpuset or nodeset without its complete_cpuset", "hwloc would crash");

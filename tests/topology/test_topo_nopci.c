@@ -1,10 +1,9 @@
 /*
- * A live machine where hwloc finds no PCI device (its PCI discovery missing:
- * no hwloc_pci plugin, and the linux component's PCI phase disabled) while
- * NVML sees GPUs. NVML is the stand-in of tests/topology/fake_nvml.c (four
- * GPUs, described there), loaded through SHOAL_NVML_LIBRARY; hwloc's PCI
- * discovery is switched off with HWLOC_COMPONENTS, as a missing package
- * leaves it. The model must take its GPUs and their PCIe classes from NVML,
+ * A live machine where hwloc finds no PCI device (it cannot see the PCI
+ * bus: neither the linux component's sysfs walk nor the hwloc_pci plugin
+ * runs) while NVML sees GPUs. NVML is the stand-in of tests/topology/fake_nvml.c (four
+ * GPUs, described there), loaded through SHOAL_NVML_LIBRARY; both ways of
+ * hwloc's PCI discovery are switched off with HWLOC_COMPONENTS. The model must take its GPUs and their PCIe classes from NVML,
  * say so in its warning (naming the package), report no PCIe path NVML did
  * not give, and shoal-topo must print the warning.
  */
@@ -81,8 +80,10 @@ static void test_model(void)
 
     w = shoal_topo_warning(t);
     CHECK_CONTAINS(w, "hwloc found no PCI device on this machine while NVML sees 4 GPUs");
+    CHECK_CONTAINS(w, "hwloc cannot see the PCI bus here");
     CHECK_CONTAINS(w, "install libhwloc-plugins");
     CHECK_CONTAINS(w, "HWLOC_PLUGINS_PATH");
+    CHECK_CONTAINS(w, "keep pci out of HWLOC_COMPONENTS");
     CHECK_CONTAINS(w, "NVML gave no class for 1 pair, taken as SYS");
 
     /* An hwloc XML cannot hold GPUs hwloc does not have. */
