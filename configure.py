@@ -574,7 +574,8 @@ n.line()
 n.comment('test, install (the tool finds the library through $ORIGIN/../lib, built or installed), run')
 n.build('test', 'script', implicit=['all'], variables=[('desc', 'CTEST'), ('script', nflags(
     ['ctest', '--test-dir', builddir, '--output-on-failure']))])
-install_deps = [lib_real, lib_a, built('shoal.pc'), built('install.sh')] + headers + tool
+install_deps = [lib_real, lib_a, built('shoal.pc'), built('install.sh'), built('shoalConfig.cmake'),
+                built('shoalConfigVersion.cmake')] + ([built('shoal-cuda.pc')] if nvcc else []) + headers + tool
 n.build('install', 'script', implicit=install_deps, variables=[
     ('desc', 'INSTALL ' + prefix), ('script', nflags(['sh', built('install.sh')]))])
 n.build('run', 'script', implicit=example_outs + tool + sources('examples/run.sh'), variables=[
@@ -588,7 +589,9 @@ folders = ['api', 'runtime', 'runtime/transport', 'topology', 'examples', 'examp
 # Folders by absolute path: 'tests', 'examples', 'bench' are also phony targets.
 folders = [os.path.join(SRCDIR, d) for d in dict.fromkeys(folders) if os.path.isdir(d)]
 n.build(ninja_file, 'configure', implicit=['configure.py'] + sources(TESTS_FILE) + folders,
-        implicit_outputs=[built('CTestTestfile.cmake'), built('install.sh'), built('shoal.pc')])
+        implicit_outputs=[built('CTestTestfile.cmake'), built('install.sh'), built('shoal.pc'),
+                          built('shoalConfig.cmake'), built('shoalConfigVersion.cmake')]
+        + ([built('shoal-cuda.pc')] if nvcc else []))
 n.build('all', 'phony', ['lib'] + tool + ['examples', 'bench', 'tests'])
 n.line('default all')
 n.out.close()
@@ -640,6 +643,10 @@ install = ['#!/bin/sh', '# Written by configure.py: installs shoal under $DESTDI
            'ln -sf %s "$dest/lib/libshoal.so"' % soname,
            'install -m 644 %s "$dest/lib/"' % q(lib_a),
            'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal.pc')),
+           'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal-cuda.pc')) if nvcc else '',
+           'install -d "$dest/lib/cmake/shoal"',
+           'install -m 644 %s %s "$dest/lib/cmake/shoal/"' % (q(built('shoalConfig.cmake')),
+                                                              q(built('shoalConfigVersion.cmake'))),
            'install -m 755 %s "$dest/bin/"' % q(tool[0]) if tool else '',
            'echo "shoal installed in $dest"']
 with open(built('install.sh'), 'w') as f:
@@ -655,8 +662,87 @@ with open(built('shoal.pc'), 'w') as f:
     f.write('Requires: mpich\n' if cfg.mpi_pc else '')
     f.write('Requires.private: hwloc\n' if cfg.hwloc_pc else '')
     f.write('Cflags: -I${includedir}%s\n' % ('' if cfg.mpi_pc else ' ' + sh(cfg.mpi_cflags)))
-    f.write('Libs: -L${libdir} -lshoal%s\n' % ('' if cfg.mpi_pc else ' ' + sh(cfg.mpi_libs)))
+    # A sanitized library needs its sanitizer's runtime in the program too.
+    f.write('Libs: -L${libdir} -lshoal%s%s\n' % ('' if cfg.mpi_pc else ' ' + sh(cfg.mpi_libs),
+                                                 ' ' + sh(sanitize[:1]) if sanitize else ''))
     f.write('Libs.private: %s\n' % sh(dict.fromkeys(private)))
+
+# shoal-cuda.pc: what shoal_cuda.h needs beyond shoal (the CUDA runtime's
+# headers and library this shoal was built with). libshoal carries its own
+# copy of the CUDA runtime, hidden; the application links the shared one.
+cuda_libdir = cuda_libs[0][2:] if nvcc else ''
+if nvcc:
+    with open(built('shoal-cuda.pc'), 'w') as f:
+        f.write('prefix=%s\n\n' % prefix)
+        f.write('Name: shoal-cuda\nDescription: shoal\'s stream-ordered and device APIs (shoal_cuda.h, '
+                'shoal_device.cuh)\n')
+        f.write('Version: %s\nRequires: shoal\n' % '.'.join(version))
+        f.write('Cflags: -I%s\n' % cfg.cuda_inc)
+        f.write('Libs: -L%s -Wl,-rpath,%s -lcudart\n' % (cuda_libdir, cuda_libdir))
+
+# lib/cmake/shoal: find_package(shoal) gives shoal::shoal (the shared
+# library, MPI included), shoal::shoal_static, and with CUDA shoal::cuda.
+# Paths are found from the file's own place, so a DESTDIR or moved install
+# works too.
+def cmake_list(items):
+    return ';'.join(items).replace('"', '\\"')
+
+
+mpi_incs = [f[2:] for f in cfg.mpi_cflags if f.startswith('-I')]
+mpi_links = [f for f in cfg.mpi_libs]
+with open(built('shoalConfig.cmake'), 'w') as f:
+    f.write('# shoal %s, written by configure.py.\n' % '.'.join(version))
+    f.write('#   find_package(shoal REQUIRED)\n'
+            '#   target_link_libraries(app PRIVATE shoal::shoal)    # shoal.h, shoal_topo.h, MPI\n'
+            '#   target_link_libraries(app PRIVATE shoal::cuda)     # also shoal_cuda.h, shoal_device.cuh\n'
+            '#   shoal::shoal_static: libshoal.a and what it needs\n')
+    f.write('get_filename_component(_shoal_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)\n')
+    f.write('set(shoal_CUDA_FOUND %s)\n' % ('TRUE' if nvcc else 'FALSE'))
+    f.write('if(NOT TARGET shoal::shoal)\n')
+    f.write('  add_library(shoal::shoal SHARED IMPORTED)\n')
+    f.write('  set_target_properties(shoal::shoal PROPERTIES\n'
+            '    IMPORTED_LOCATION "${_shoal_prefix}/lib/%s"\n'
+            '    IMPORTED_SONAME "%s"\n'
+            '    INTERFACE_INCLUDE_DIRECTORIES "${_shoal_prefix}/include%s"\n'
+            '    INTERFACE_LINK_LIBRARIES "%s")\n'
+            % (soname, soname, ''.join(';' + d for d in mpi_incs), cmake_list(mpi_links)))
+    if sanitize:  # a sanitized library needs its sanitizer's runtime in the program too
+        f.write('  set_target_properties(shoal::shoal PROPERTIES INTERFACE_LINK_OPTIONS "%s")\n' % sanitize[0])
+    f.write('  add_library(shoal::shoal_static STATIC IMPORTED)\n')
+    f.write('  set_target_properties(shoal::shoal_static PROPERTIES\n'
+            '    IMPORTED_LOCATION "${_shoal_prefix}/lib/libshoal.a"\n'
+            '    IMPORTED_LINK_INTERFACE_LANGUAGES "C"\n'
+            '    INTERFACE_INCLUDE_DIRECTORIES "${_shoal_prefix}/include%s"\n'
+            '    INTERFACE_LINK_LIBRARIES "%s")\n'
+            % (''.join(';' + d for d in mpi_incs),
+               cmake_list(list(dict.fromkeys(mpi_links + cfg.hwloc_libs + cuda_libs + sys_libs)))))
+    if sanitize:
+        f.write('  set_target_properties(shoal::shoal_static PROPERTIES INTERFACE_LINK_OPTIONS "%s")\n'
+                % sanitize[0])
+    if nvcc:
+        f.write('  add_library(shoal::cuda INTERFACE IMPORTED)\n')
+        f.write('  set_target_properties(shoal::cuda PROPERTIES\n'
+                '    INTERFACE_INCLUDE_DIRECTORIES "%s"\n'
+                '    INTERFACE_LINK_LIBRARIES "shoal::shoal;%s/libcudart.so")\n' % (cfg.cuda_inc, cuda_libdir))
+    f.write('endif()\nunset(_shoal_prefix)\n')
+    f.write('if(shoal_FIND_REQUIRED_cuda AND NOT shoal_CUDA_FOUND)\n'
+            '  set(shoal_FOUND FALSE)\n'
+            '  set(shoal_NOT_FOUND_MESSAGE "this shoal was built without CUDA (configure.py found no nvcc)")\n'
+            'endif()\n')
+with open(built('shoalConfigVersion.cmake'), 'w') as f:
+    # Same major version (and, while it is 0, same minor) is compatible.
+    f.write('set(PACKAGE_VERSION "%s")\n' % '.'.join(version))
+    f.write('if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)\n'
+            '  set(PACKAGE_VERSION_COMPATIBLE FALSE)\n'
+            'elseif(NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL "%s"%s)\n'
+            '  set(PACKAGE_VERSION_COMPATIBLE FALSE)\n'
+            'else()\n'
+            '  set(PACKAGE_VERSION_COMPATIBLE TRUE)\n'
+            '  if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)\n'
+            '    set(PACKAGE_VERSION_EXACT TRUE)\n'
+            '  endif()\n'
+            'endif()\n' % (version[0], ' OR NOT PACKAGE_FIND_VERSION_MINOR STREQUAL "%s"' % version[1]
+                            if version[0] == '0' else ''))
 
 # ---------------------------------------------------------------- summary
 cuda = 'no (%s)' % ('--without-cuda' if options.without_cuda else 'nvcc not found')

@@ -6,7 +6,12 @@
  *    beside it (a user's #include <shoal_cuda.h> compiles);
  *  - shoal.pc names the installed include and lib folders;
  *  - the installed shoal-topo runs from its own folder (rpath
- *    $ORIGIN/../lib) and classifies a fixture machine.
+ *    $ORIGIN/../lib) and classifies a fixture machine;
+ *  - a CMake project of a user's own finds the package (find_package) and
+ *    builds against shoal::shoal, shoal::shoal_static and, with CUDA,
+ *    shoal::cuda; a newer version than installed is refused;
+ *  - programs built with pkg-config (shoal, and shoal-cuda for
+ *    shoal_cuda.h) compile, link and run.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -91,6 +96,110 @@ static int check_header_closure(void)
     return headers;
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK_MSG(f != NULL, "cannot write %s", path);
+    CHECK(fputs(text, f) >= 0);
+    CHECK_EQ_INT(fclose(f), 0);
+}
+
+/* Programs of a user's own: one on the host API, one on shoal_cuda.h. */
+static void write_user_sources(const char *dir)
+{
+    char path[8192];
+
+    snprintf(path, sizeof(path), "%s/main.c", dir);
+    write_file(path, "#include <stdio.h>\n#include <shoal.h>\n#include <shoal_topo.h>\n"
+                     "int main(void) {\n"
+                     "    printf(\"%s / %s\\n\", shoal_strerror(SHOAL_ERR_INVALID_ARG), shoal_path_name(SHOAL_PATH_NVL));\n"
+                     "    return 0;\n}\n");
+    snprintf(path, sizeof(path), "%s/cuda.c", dir);
+    write_file(path, "#include <stdio.h>\n#include <shoal_cuda.h>\n"
+                     "int main(void) {\n"
+                     "    cudaStream_t s = 0;\n"
+                     "    int (*put)(shoal_t, void *, const void *, size_t, int, cudaStream_t) = shoal_put_on_stream;\n"
+                     "    printf(\"stream API %s %d\\n\", put != NULL ? \"linked\" : \"missing\", s == 0);\n"
+                     "    return 0;\n}\n");
+}
+
+/* find_package(shoal) from a CMake project of its own, against the tree
+ * installed under DESTDIR (found from the package file's place): the shared
+ * and static libraries, and shoal::cuda where shoal was built with CUDA; a
+ * version beyond this one is refused. */
+static void check_cmake_project(void)
+{
+    char dir[8192], path[8192 + 64], cmd[1 << 16], *out;
+    int cuda;
+    struct stat st;
+
+    /* Built with CUDA: shoal-cuda.pc and shoal::cuda exist. */
+    snprintf(path, sizeof(path), "%s/lib/pkgconfig/shoal-cuda.pc", prefix);
+    cuda = stat(path, &st) == 0;
+    expect_file("lib/cmake/shoal/shoalConfig.cmake");
+    expect_file("lib/cmake/shoal/shoalConfigVersion.cmake");
+    snprintf(dir, sizeof(dir), "%s/project", root);
+    CHECK(mkdir(dir, 0755) == 0);
+    write_user_sources(dir);
+    snprintf(path, sizeof(path), "%s/CMakeLists.txt", dir);
+    write_file(path, "cmake_minimum_required(VERSION 3.16)\nproject(use_shoal C)\n"
+                     "if(NOT WANT)\n  set(WANT 0.2)\nendif()\n"
+                     "find_package(shoal ${WANT} REQUIRED)\n"
+                     "add_executable(use_shoal main.c)\ntarget_link_libraries(use_shoal PRIVATE shoal::shoal)\n"
+                     "add_executable(use_shoal_static main.c)\n"
+                     "target_link_libraries(use_shoal_static PRIVATE shoal::shoal_static)\n"
+                     "if(shoal_CUDA_FOUND)\n  add_executable(use_shoal_cuda cuda.c)\n"
+                     "  target_link_libraries(use_shoal_cuda PRIVATE shoal::cuda)\nendif()\n");
+    snprintf(cmd, sizeof(cmd),
+             "cmake -S %s -B %s/build -DCMAKE_PREFIX_PATH=%s 2>&1 && cmake --build %s/build 2>&1 && %s/build/use_shoal && "
+             "%s/build/use_shoal_static",
+             dir, dir, prefix, dir, dir, dir);
+    out = run(cmd);
+    CHECK_CONTAINS(out, "invalid argument / NVL");
+    /* The shared program loads the installed library (rpath from CMake). */
+    snprintf(cmd, sizeof(cmd), "ldd %s/build/use_shoal 2>&1 | grep libshoal", dir);
+    out = run(cmd);
+    CHECK_CONTAINS(out, prefix);
+    if (cuda) {
+        snprintf(cmd, sizeof(cmd), "%s/build/use_shoal_cuda", dir);
+        out = run(cmd);
+        CHECK_CONTAINS(out, "stream API linked 1");
+    }
+    /* A newer version than installed is refused, naming the package. */
+    snprintf(cmd, sizeof(cmd), "cmake -S %s -B %s/build9 -DCMAKE_PREFIX_PATH=%s -DWANT=9.0 2>&1; echo rc=$?", dir, dir,
+             prefix);
+    out = run(cmd);
+    CHECK_CONTAINS(out, "shoal");
+    CHECK_CONTAINS(out, "9.0");
+    CHECK_MSG(strstr(out, "rc=0") == NULL, "find_package(shoal 9.0) succeeded:\n%s", out);
+}
+
+/* pkg-config against the installed tree (--define-prefix: the .pc files'
+ * own place), shoal-cuda.pc for shoal_cuda.h. */
+static void check_pkg_config(void)
+{
+    char dir[8192], path[8192 + 64], cmd[1 << 16], *out;
+    struct stat st;
+
+    snprintf(dir, sizeof(dir), "%s/pc", root);
+    CHECK(mkdir(dir, 0755) == 0);
+    write_user_sources(dir);
+    snprintf(cmd, sizeof(cmd),
+             "export PKG_CONFIG_PATH=%s/lib/pkgconfig; cc -o %s/use_shoal %s/main.c $(pkg-config --define-prefix "
+             "--cflags --libs shoal) -Wl,-rpath,%s/lib 2>&1 && %s/use_shoal",
+             prefix, dir, dir, prefix, dir);
+    out = run(cmd);
+    CHECK_CONTAINS(out, "invalid argument / NVL");
+    snprintf(path, sizeof(path), "%s/lib/pkgconfig/shoal-cuda.pc", prefix);
+    if (stat(path, &st) != 0) return; /* built without CUDA */
+    snprintf(cmd, sizeof(cmd),
+             "export PKG_CONFIG_PATH=%s/lib/pkgconfig; cc -o %s/use_shoal_cuda %s/cuda.c $(pkg-config --define-prefix "
+             "--cflags --libs shoal-cuda) -Wl,-rpath,%s/lib 2>&1 && %s/use_shoal_cuda",
+             prefix, dir, dir, prefix, dir);
+    out = run(cmd);
+    CHECK_CONTAINS(out, "stream API linked 1");
+}
+
 int main(void)
 {
     const char *build = getenv("SHOAL_TEST_BUILDDIR"), *src = getenv("SHOAL_TEST_SRCDIR");
@@ -140,8 +249,11 @@ int main(void)
     out = run(cmd);
     CHECK_CONTAINS(out, prefix);
 
+    check_cmake_project();
+    check_pkg_config();
+
     snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
     CHECK(system(cmd) == 0);
-    check_note("installed %d headers, the libraries, shoal.pc and a working shoal-topo", headers);
+    check_note("installed %d headers, the libraries, shoal.pc, the CMake package and a working shoal-topo", headers);
     return 0;
 }
