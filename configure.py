@@ -621,7 +621,10 @@ with open(built('CTestTestfile.cmake'), 'w') as f:
     for t in tests:
         cmd = (t.launcher + ([cfg.mpiexec] + t.launch + ['-n', str(t.np)] if t.np else [])
                + shlex.split(options.test_wrapper) + [os.path.abspath(t.exe)] + t.args)
-        env = ['SHOAL_TEST_SRCDIR=' + SRCDIR, 'SHOAL_TEST_BUILDDIR=' + ABS_BUILDDIR] + SANITIZER_ENV
+        # The harness's own SHOAL_TEST_* variables are not shoal's: no report
+        # of them (a test that wants the report sets SHOAL_WARN_UNKNOWN_ENV).
+        env = ['SHOAL_TEST_SRCDIR=' + SRCDIR, 'SHOAL_TEST_BUILDDIR=' + ABS_BUILDDIR,
+               'SHOAL_WARN_UNKNOWN_ENV=n'] + SANITIZER_ENV
         env += ['MPIEXEC_TIMEOUT=%d' % t.timeout, 'SHOAL_TEST_NP=%d' % t.np] if t.np else []
         own = set(e.split('=', 1)[0] for e in t.env)
         env = [e for e in env if e.split('=', 1)[0] not in own] + t.env

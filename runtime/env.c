@@ -4,6 +4,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,75 @@ static bool shoal__subsys_valid(const char *s)
     return n > 0;
 }
 
+/* y/yes/1/on -> 1, n/no/0/off -> 0, else -1. */
+static int shoal__parse_bool(const char *s)
+{
+    static const char *const yes[] = {"y", "yes", "1", "on"}, *const no[] = {"n", "no", "0", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0) return 1;
+        if (strcasecmp(s, no[i]) == 0) return 0;
+    }
+    return -1;
+}
+
+/* Edits (insert, delete, replace one character, case ignored) from a to b;
+ * both shorter than 64 characters. */
+static size_t shoal__edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[64], prev, i, j;
+
+    for (j = 0; j <= lb; j++) row[j] = j;
+    for (i = 1; i <= la; i++) {
+        prev = row[0];
+        row[0] = i;
+        for (j = 1; j <= lb; j++) {
+            size_t diag = prev + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+            prev = row[j];
+            row[j] = diag;
+            if (row[j - 1] + 1 < row[j]) row[j] = row[j - 1] + 1;
+            if (prev + 1 < row[j]) row[j] = prev + 1;
+        }
+    }
+    return row[lb];
+}
+
+extern char **environ;
+static pthread_once_t shoal__env_unknown_once = PTHREAD_ONCE_INIT;
+
+/* SHOAL_* variables that are not in the table (a misspelt SHOAL_HEAPSIZE
+ * would otherwise be ignored without a word): one line each on stderr,
+ * with the nearest real name, once per process, unless
+ * SHOAL_WARN_UNKNOWN_ENV says n. */
+static void shoal__env_report_unknown(void)
+{
+    if (shoal__parse_bool(shoal__env_str("WARN_UNKNOWN_ENV")) == 0) return;
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        const char *eq = strchr(*e, '='), *best = NULL;
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e), best_d = SIZE_MAX;
+        char name[64];
+        if (len <= 6 || strncmp(*e, "SHOAL_", 6) != 0) continue;
+        if (len - 6 >= sizeof(name)) {
+            fprintf(stderr, "shoal: %.*s... is not a shoal variable and is ignored (SHOAL_WARN_UNKNOWN_ENV=n silences "
+                    "this)\n", 48, *e);
+            continue;
+        }
+        memcpy(name, *e + 6, len - 6);
+        name[len - 6] = '\0';
+        if (shoal__env_find(name) != NULL) continue;
+        for (size_t i = 0; i < SHOAL__N_ENV; i++) {
+            size_t d = shoal__edit_distance(name, shoal__env_vars[i].name);
+            if (d < best_d) best_d = d, best = shoal__env_vars[i].name;
+        }
+        /* Close enough to be a slip: a third of the name, at least 2. */
+        if (best != NULL && best_d <= (strlen(best) / 3 > 2 ? strlen(best) / 3 : 2))
+            fprintf(stderr, "shoal: SHOAL_%s is not a shoal variable and is ignored; did you mean SHOAL_%s? "
+                    "(SHOAL_WARN_UNKNOWN_ENV=n silences this)\n", name, best);
+        else
+            fprintf(stderr, "shoal: SHOAL_%s is not a shoal variable and is ignored (shoal_env_print lists them; "
+                    "SHOAL_WARN_UNKNOWN_ENV=n silences this)\n", name);
+    }
+}
+
 void shoal_config_init(shoal_config_t *cfg)
 {
     const char *v;
@@ -184,6 +254,7 @@ void shoal_config_init(shoal_config_t *cfg)
     long l;
     double d;
 
+    pthread_once(&shoal__env_unknown_once, shoal__env_report_unknown);
     if (cfg == NULL) return;
     memset(cfg, 0, sizeof(*cfg));
     shoal__parse_size(shoal__env_find("HEAP_SIZE")->def, &cfg->heap_size);
@@ -240,6 +311,8 @@ void shoal_config_init(shoal_config_t *cfg)
         if (shoal__parse_fault(v, &fpe, &fcount) != SHOAL_SUCCESS)
             shoal__env_bad(cfg, "FAULT", v, "quiet:PE or quiet:PE:N (a testing aid), or unset");
     }
+    v = shoal__env_str("WARN_UNKNOWN_ENV");
+    if (shoal__parse_bool(v) < 0) shoal__env_bad(cfg, "WARN_UNKNOWN_ENV", v, "y or n");
     v = shoal__env_str("TOPO_FILE");
     if (v[0] != '\0' && access(v, R_OK) != 0) shoal__env_bad(cfg, "TOPO_FILE", v, "a readable hwloc XML file");
 

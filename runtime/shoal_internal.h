@@ -107,7 +107,8 @@ enum { SHOAL__ENV_SIZE, SHOAL__ENV_INT, SHOAL__ENV_DOUBLE, SHOAL__ENV_STR };
     X(NVML_LIBRARY, STR, "", "NVML library to load instead of libnvidia-ml.so.1")        \
     X(DEBUG, STR, "", "log level: WARN, INFO or TRACE (silent when unset)")              \
     X(DEBUG_SUBSYS, STR, "ALL", "subsystems to log: INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV or ALL") \
-    X(FAULT, STR, "", "testing aid: quiet:PE[:N] makes PE's first N quiets (default 1) fail")
+    X(FAULT, STR, "", "testing aid: quiet:PE[:N] makes PE's first N quiets (default 1) fail") \
+    X(WARN_UNKNOWN_ENV, STR, "y", "y: report SHOAL_* variables shoal does not know, on stderr; n: do not")
 
 /* Parsers shared by the environment and the tests. 0 or SHOAL_ERR_ENV. */
 SHOAL__HIDDEN int shoal__parse_size(const char *s, size_t *value_p);
