@@ -102,7 +102,8 @@ typedef struct shoal_config {
 SHOAL_EXPORT void shoal_config_init(shoal_config_t *cfg);
 
 /* Create an instance over comm (collective over comm). MPI must be
- * initialized; comm is duplicated and never used directly. */
+ * initialized; comm is duplicated and never used directly. On failure
+ * *sh_p is NULL (and shoal_last_error(NULL) says why). */
 SHOAL_EXPORT int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p);
 /* Collective. Completes outstanding operations and releases the heap. */
 SHOAL_EXPORT int shoal_finalize(shoal_t sh);

@@ -644,6 +644,9 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     bool attr_set = false;
 
     shoal__log_init();
+    /* On failure *sh_p is NULL: a later call on it says "instance is NULL"
+     * instead of using whatever the variable held. */
+    if (sh_p != NULL) *sh_p = NULL;
     if (cfg == NULL) {
         shoal_config_init(&cfg_default);
         cfg = &cfg_default;

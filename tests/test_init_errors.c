@@ -18,6 +18,7 @@
 #include "shoal.h"
 
 /* What a failed shoal_init must leave in its output. */
+/* What sh holds before shoal_init: a failed init must overwrite it with NULL. */
 #define UNTOUCHED ((shoal_t)(uintptr_t)0x5ea1)
 
 static void check_heap_size_env(const char *value, size_t expected)
@@ -40,7 +41,7 @@ static void check_bad_env(const char *value)
     CHECK_CONTAINS(cfg.env_error, "SHOAL_HEAP_SIZE");
     CHECK_CONTAINS(cfg.env_error, value);
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_ENV, NULL);
-    CHECK_EQ_PTR(sh, UNTOUCHED);
+    CHECK_EQ_PTR(sh, NULL); /* a failed init leaves NULL */
     CHECK_CONTAINS(shoal_last_error(NULL), "SHOAL_HEAP_SIZE");
 }
 
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 
     /* before MPI_Init */
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_MPI_STATE, NULL);
-    CHECK_EQ_PTR(sh, UNTOUCHED);
+    CHECK_EQ_PTR(sh, NULL); /* a failed init leaves NULL */
     CHECK_CONTAINS(shoal_last_error(NULL), "MPI");
     CHECK_CONTAINS(shoal_last_error(NULL), "not initialized");
 
@@ -76,12 +77,12 @@ int main(int argc, char **argv)
     unsetenv("SHOAL_HEAP_SIZE");
     test_config(&cfg, 0);
     CHECK_STATUS(shoal_init(MPI_COMM_NULL, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
-    CHECK_EQ_PTR(sh, UNTOUCHED);
+    CHECK_EQ_PTR(sh, NULL); /* a failed init leaves NULL */
     CHECK(shoal_last_error(NULL)[0] != '\0');
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, NULL), SHOAL_ERR_INVALID_ARG, NULL);
     cfg.heap_kind = 99;
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_INVALID_ARG, NULL);
-    CHECK_EQ_PTR(sh, UNTOUCHED);
+    CHECK_EQ_PTR(sh, NULL); /* a failed init leaves NULL */
 
     /* after the failures a good init works, and SHOAL_HEAP_SIZE=64k is the heap */
     setenv("SHOAL_HEAP_SIZE", "64k", 1);
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
     sh = UNTOUCHED;
     shoal_config_init(&cfg);
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_MPI_STATE, NULL);
-    CHECK_EQ_PTR(sh, UNTOUCHED);
+    CHECK_EQ_PTR(sh, NULL); /* a failed init leaves NULL */
     CHECK_CONTAINS(shoal_last_error(NULL), "finalized");
     printf("init errors passed\n");
     return 0;
