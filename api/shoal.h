@@ -190,6 +190,11 @@ SHOAL_EXPORT const char *shoal_strerror(int status);
  * thread: a thread sees its own last error on sh (else the instance's last
  * error); the text stays valid until this thread's next shoal call. */
 SHOAL_EXPORT const char *shoal_last_error(shoal_t sh);
+/* The status of that same last error (SHOAL_SUCCESS when none): what a call
+ * that returns a pointer (shoal_malloc, shoal_calloc, shoal_align: NULL on
+ * failure) failed with. Like errno, both keep the last failure's values
+ * after later calls succeed: read them right after a failing call. */
+SHOAL_EXPORT int shoal_last_status(shoal_t sh);
 
 /* The transport used towards pe: "self", "shm", "cuda_ipc", "staged", "mpi_rma". */
 SHOAL_EXPORT int shoal_pe_transport(shoal_t sh, int pe, const char **name_p);

@@ -16,10 +16,12 @@
 
 /* Last error of calls made without a live instance (shoal_init, NULL handles). */
 static _Thread_local char shoal__global_err[SHOAL__ERR_LEN];
-/* This thread's last error on an instance, and which one. */
+static _Thread_local int shoal__global_status;
+/* This thread's last error on an instance, which one, and its status. */
 static _Thread_local struct {
     shoal_t sh;
     char msg[SHOAL__ERR_LEN];
+    int status;
 } shoal__thread_err;
 /* A copy of another instance's sh->err, made for this thread. */
 static _Thread_local char shoal__thread_view[SHOAL__ERR_LEN];
@@ -51,11 +53,24 @@ const char *shoal_last_error(shoal_t sh)
     return shoal__thread_view;
 }
 
+int shoal_last_status(shoal_t sh)
+{
+    int status;
+
+    if (sh == NULL || sh->magic != SHOAL__MAGIC_LIVE) return shoal__global_status;
+    if (shoal__thread_err.sh == sh) return shoal__thread_err.status;
+    pthread_mutex_lock(&shoal__err_lock);
+    status = sh->err_status;
+    pthread_mutex_unlock(&shoal__err_lock);
+    return status;
+}
+
 void shoal__error_forget(shoal_t sh)
 {
     if (shoal__thread_err.sh == sh) {
         shoal__thread_err.sh = NULL;
         shoal__thread_err.msg[0] = '\0';
+        shoal__thread_err.status = SHOAL_SUCCESS;
     }
 }
 
@@ -79,9 +94,13 @@ int shoal__error(shoal_t sh, int status, const char *call, const char *fmt, ...)
     va_end(ap);
     if (live) {
         shoal__thread_err.sh = sh;
+        shoal__thread_err.status = status;
         pthread_mutex_lock(&shoal__err_lock);
         memcpy(sh->err, buf, sizeof(sh->err));
+        sh->err_status = status;
         pthread_mutex_unlock(&shoal__err_lock);
+    } else {
+        shoal__global_status = status;
     }
     SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_ALL, "%s (%s)", buf, shoal_strerror(status));
     return status;

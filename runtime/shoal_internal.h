@@ -299,6 +299,7 @@ struct shoal_instance {
     int keyval; /* MPI_COMM_SELF attribute that finalizes us at MPI_Finalize */
     bool in_finalize;
     char err[1024]; /* last error */
+    int err_status; /* its status (guarded with err) */
 };
 
 /* Checks done by the API layer before entering the runtime. */

@@ -113,6 +113,7 @@ static void test_calloc(void)
     CHECK_OK(shoal_free(sh, z), sh);
     CHECK_EQ_PTR(shoal_calloc(sh, SIZE_MAX / 2, 4), NULL); /* count * size overflows */
     CHECK_MSG(shoal_last_error(sh)[0] != '\0', "overflowing calloc returned NULL but set no error");
+    CHECK_MSG(shoal_last_status(sh) < 0, "overflowing calloc: status %d", shoal_last_status(sh));
     free(got);
 }
 
@@ -168,6 +169,7 @@ static void test_exhaustion(void)
 
     CHECK_EQ_PTR(shoal_malloc(sh, 2 * HEAP), NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "exhausted");
+    CHECK_EQ_INT(shoal_last_status(sh), SHOAL_ERR_HEAP_EXHAUSTED);
     usage(&used, &freeb);
     CHECK_EQ_SIZE(used, used0);
     CHECK_EQ_SIZE(freeb, free0);

@@ -58,6 +58,7 @@ int main(int argc, char **argv)
     /* before MPI_Init */
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &cfg, &sh), SHOAL_ERR_MPI_STATE, NULL);
     CHECK_EQ_PTR(sh, NULL); /* a failed init leaves NULL */
+    CHECK_EQ_INT(shoal_last_status(NULL), SHOAL_ERR_MPI_STATE);
     CHECK_CONTAINS(shoal_last_error(NULL), "MPI");
     CHECK_CONTAINS(shoal_last_error(NULL), "not initialized");
 
