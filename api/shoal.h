@@ -218,7 +218,9 @@ SHOAL_EXPORT int shoal_pe_gpu_shared(shoal_t sh, int pe);
 
 /* Runtime version (SHOAL_VERSION of the library actually loaded). */
 SHOAL_EXPORT int shoal_version(void);
-/* Print every SHOAL_* environment variable, its value and its doc. */
+/* Print every SHOAL_* environment variable, its value (marked INVALID, with
+ * what is expected, where shoal_init would refuse it) and its doc.
+ * `shoal-topo --env` prints the same. */
 SHOAL_EXPORT void shoal_env_print(FILE *out);
 
 #ifdef __cplusplus

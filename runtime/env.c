@@ -150,9 +150,16 @@ int shoal__parse_double(const char *s, double *value_p)
     return SHOAL_SUCCESS;
 }
 
-/* Record the first invalid variable in cfg->env_error. */
+/* Which variables the last shoal_config_init of this thread found invalid,
+ * and what each expects: shoal_env_print marks them. */
+static _Thread_local char shoal__env_expect[SHOAL__N_ENV][96];
+
+/* Record the first invalid variable in cfg->env_error, and every one in
+ * shoal__env_expect. */
 static void shoal__env_bad(shoal_config_t *cfg, const char *name, const char *value, const char *expect)
 {
+    const shoal__env_var_t *var = shoal__env_find(name);
+    if (var != NULL) snprintf(shoal__env_expect[var - shoal__env_vars], sizeof(shoal__env_expect[0]), "%s", expect);
     if (cfg->env_error[0] != '\0') return;
     /* A long value is cut, so that the name and what is expected show. */
     snprintf(cfg->env_error, sizeof(cfg->env_error), "SHOAL_%s=%.64s%s is invalid: expected %s", name, value,
@@ -257,6 +264,7 @@ void shoal_config_init(shoal_config_t *cfg)
     pthread_once(&shoal__env_unknown_once, shoal__env_report_unknown);
     if (cfg == NULL) return;
     memset(cfg, 0, sizeof(*cfg));
+    memset(shoal__env_expect, 0, sizeof(shoal__env_expect));
     shoal__parse_size(shoal__env_find("HEAP_SIZE")->def, &cfg->heap_size);
     cfg->heap_kind = SHOAL_HEAP_AUTO;
     cfg->cuda_device = -1;
@@ -338,7 +346,10 @@ void shoal_config_init(shoal_config_t *cfg)
 
 void shoal_env_print(FILE *out)
 {
+    shoal_config_t cfg;
+
     if (out == NULL) out = stdout;
+    shoal_config_init(&cfg); /* marks the invalid values */
     for (size_t i = 0; i < SHOAL__N_ENV; i++) {
         const shoal__env_var_t *var = &shoal__env_vars[i];
         char full[64], shown[96];
@@ -352,7 +363,11 @@ void shoal_env_print(FILE *out)
             for (; set[n] && n < sizeof(shown) - 4; n++)
                 shown[n] = (unsigned char)set[n] < 0x20 || set[n] == 0x7f ? '?' : set[n];
             snprintf(shown + n, sizeof(shown) - n, "%s", set[n] ? "..." : "");
-            fprintf(out, "%-26s %-10s (set; default %s)\n    %s\n", full, shown, def, var->doc);
+            if (shoal__env_expect[i][0] != '\0')
+                fprintf(out, "%-26s %-10s (set, INVALID: expected %s; shoal_init fails; default %s)\n    %s\n", full,
+                        shown, shoal__env_expect[i], def, var->doc);
+            else
+                fprintf(out, "%-26s %-10s (set; default %s)\n    %s\n", full, shown, def, var->doc);
         } else {
             fprintf(out, "%-26s %-10s (default)\n    %s\n", full, var->def[0] ? var->def : "(unset)", var->doc);
         }

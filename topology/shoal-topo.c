@@ -5,6 +5,7 @@
  *   shoal-topo                      the live machine, as text
  *   shoal-topo --input m.xml --json an hwloc XML, as JSON (topology/README.md)
  *   mpiexec -n 4 shoal-topo         the transports a real instance chose
+ *   shoal-topo --env                the SHOAL_* variables, as shoal_init reads them
  *
  * A user of the public library: it includes shoal.h and shoal_topo.h only.
  * Exit status 0 on success, 1 on any error (one line on stderr).
@@ -88,6 +89,8 @@ static void tool_usage(FILE *out)
             "  --mpi / --no-mpi   force or forbid MPI mode; by default MPI mode is on when\n"
             "                     launched by mpiexec. In MPI mode every rank starts a shoal\n"
             "                     instance and rank 0 prints the transport chosen per PE pair.\n"
+            "  --env              print every SHOAL_* variable: its value (INVALID ones marked,\n"
+            "                     with what is expected), its default and what it does\n"
             "  --help             this text\n"
             "\n"
             "Exit status: 0 on success, 1 on error.\n");
@@ -810,7 +813,18 @@ static int tool_mpi(const tool_opts_t *o)
 int main(int argc, char **argv)
 {
     tool_opts_t o;
-    int rc = tool_parse(argc, argv, &o);
+    int rc;
+
+    /* --env before anything reads the environment: it shows invalid values
+     * that would make the other modes fail. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--env") == 0) {
+            if (argc != 2) return tool_fail("--env takes no other option");
+            shoal_env_print(stdout);
+            if (fflush(stdout) != 0 || ferror(stdout)) return tool_fail("cannot write the output: %s", strerror(errno));
+            return 0;
+        }
+    rc = tool_parse(argc, argv, &o);
 
     if (rc == 0) rc = o.mpi ? tool_mpi(&o) : tool_model(&o);
     free(o.map);

@@ -729,7 +729,19 @@ static void test_errors(void)
     CHECK_CONTAINS(r.out, "Usage: shoal-topo");
     CHECK_CONTAINS(r.out, "--json");
     CHECK_CONTAINS(r.out, "--map");
+    CHECK_CONTAINS(r.out, "--env");
     run_free(&r);
+
+    /* --env: the variables as shoal_init reads them, invalid ones marked,
+     * even those that make every other mode fail. */
+    r = RUN_ENV("SHOAL_P2P_LEVEL=LOC", "--env");
+    expect_ok(&r, "--env");
+    CHECK_CONTAINS(r.out, "SHOAL_P2P_LEVEL            LOC        (set, INVALID: expected NVL, PIX, PXB, PHB, NODE or "
+                          "SYS; shoal_init fails; default SYS)");
+    CHECK_CONTAINS(r.out, "SHOAL_HEAP_SIZE            256m       (default)");
+    CHECK_CONTAINS(r.out, "SHOAL_WARN_UNKNOWN_ENV");
+    run_free(&r);
+    expect_fail(RUN("--env", "--json"), "--env --json", "--env takes no other option");
 }
 
 /* The live machine, whatever it is. */

@@ -119,7 +119,9 @@ int main(void)
         n = fread(text, 1, sizeof(text) - 1, f);
         text[n] = '\0';
         fclose(f);
-        EXPECT(strstr(text, "SHOAL_TOPO_FILE            a?b        (set; default unset)") != NULL);
+        /* "a\nb" is no readable file: marked as shoal_init would refuse it. */
+        EXPECT(strstr(text, "SHOAL_TOPO_FILE            a?b        (set, INVALID: expected a readable hwloc XML "
+                            "file; shoal_init fails; default unset)") != NULL);
         EXPECT(strstr(text, "SHOAL_CHECK                 FULL") != NULL);
         EXPECT(strstr(text, "SHOAL_DEBUG                (unset)    (default)") != NULL);
     }
