@@ -6,7 +6,9 @@
 
 int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p)
 {
-    return shoal__init(comm, cfg, sh_p);
+    int rc = shoal__init(comm, cfg, sh_p);
+    if (rc == SHOAL_SUCCESS) shoal__note_creator(*sh_p, __builtin_return_address(0));
+    return rc;
 }
 
 int shoal_finalize(shoal_t sh)

@@ -336,8 +336,29 @@ bool shoal__pe_gone(shoal_t sh, int pe)
     return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
+void shoal__note_creator(shoal_t sh, const void *caller)
+{
+    Dl_info info;
+    const char *obj, *slash;
+
+    memset(&info, 0, sizeof(info));
+    if (caller == NULL || dladdr(caller, &info) == 0) {
+        snprintf(sh->creator, sizeof(sh->creator), "%p", caller);
+        return;
+    }
+    obj = info.dli_fname ? info.dli_fname : "?";
+    slash = strrchr(obj, '/');
+    obj = slash ? slash + 1 : obj;
+    if (info.dli_sname != NULL)
+        snprintf(sh->creator, sizeof(sh->creator), "%s+0x%lx in %s", info.dli_sname,
+                 (unsigned long)((const char *)caller - (const char *)info.dli_saddr), obj);
+    else
+        snprintf(sh->creator, sizeof(sh->creator), "%s+0x%lx", obj,
+                 (unsigned long)((const char *)caller - (const char *)info.dli_fbase));
+}
+
 /* MPI_Finalize deletes MPI_COMM_SELF's attributes first: finalize whatever
- * the application left alive, while MPI still works. */
+ * the application left alive, while MPI still works, and say so. */
 static int shoal__self_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     shoal_t sh = value;
@@ -345,7 +366,11 @@ static int shoal__self_delete(MPI_Comm comm, int keyval, void *value, void *extr
     (void)keyval;
     (void)extra;
     if (shoal__live(sh) && !sh->in_finalize) {
-        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "finalizing an instance left alive at MPI_Finalize");
+        SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_INIT,
+                   "an instance of %d PE%s (PE %d here; created by the shoal_init call at %s) was not finalized "
+                   "before MPI_Finalize: shoal finalizes it now, collectively; call shoal_finalize on every PE "
+                   "before MPI_Finalize",
+                   sh->n_pes, sh->n_pes == 1 ? "" : "s", sh->my_pe, sh->creator[0] ? sh->creator : "an unknown place");
         shoal__finalize(sh);
     }
     return MPI_SUCCESS;

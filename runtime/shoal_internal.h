@@ -298,6 +298,7 @@ struct shoal_instance {
 
     int keyval; /* MPI_COMM_SELF attribute that finalizes us at MPI_Finalize */
     bool in_finalize;
+    char creator[192]; /* where shoal_init was called: "function+0x.. (object)" */
     char err[1024]; /* last error */
     int err_status; /* its status (guarded with err) */
 };
@@ -333,6 +334,9 @@ static inline bool shoal__in_heap(shoal_t sh, const void *ptr, size_t n)
 }
 
 SHOAL__HIDDEN int shoal__init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p);
+/* Remember where the application created sh (the return address of its
+ * shoal_init call), for messages about the instance's life. */
+SHOAL__HIDDEN void shoal__note_creator(shoal_t sh, const void *caller);
 SHOAL__HIDDEN int shoal__finalize(shoal_t sh);
 SHOAL__HIDDEN void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero);
 SHOAL__HIDDEN int shoal__free(shoal_t sh, void *ptr);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -177,7 +179,33 @@ int main(int argc, char **argv)
     }
     if (wrank == 0)
         check_note("3 instances passed; leaving one on the split communicator to MPI_Finalize");
-    MPI_Finalize();
+    /* Under SHOAL_DEBUG=WARN (tests/TESTS: multi_instance_2_warn) the
+     * instance left alive is named in a WARN: catch this PE's stderr. */
+    {
+        const char *dbg = getenv("SHOAL_DEBUG");
+        int warn = dbg != NULL && strcasecmp(dbg, "WARN") == 0, saved = -1, fd = -1;
+        char path[] = "/tmp/shoal-left-alive-XXXXXX", text[8192] = "", want[128];
+        if (warn) {
+            fflush(stderr);
+            CHECK((fd = mkstemp(path)) >= 0 && (saved = dup(2)) >= 0 && dup2(fd, 2) == 2);
+        }
+        MPI_Finalize();
+        if (warn) {
+            ssize_t n;
+            fflush(stderr);
+            dup2(saved, 2);
+            n = pread(fd, text, sizeof(text) - 1, 0);
+            text[n > 0 ? n : 0] = '\0';
+            close(fd);
+            unlink(path);
+            snprintf(want, sizeof(want), "an instance of %d PE%s (PE %d here; created by the shoal_init call at ",
+                     ssize, ssize == 1 ? "" : "s", srank);
+            CHECK_CONTAINS(text, want);
+            CHECK_CONTAINS(text, "test_multi_instance");
+            CHECK_CONTAINS(text, "was not finalized before MPI_Finalize");
+            CHECK_MSG(strstr(strstr(text, want) + 1, want) == NULL, "warned twice:\n%s", text);
+        }
+    }
     CHECK_MSG(plugin_rc == 0, "shoal_finalize from an MPI_COMM_SELF delete callback returned %d", plugin_rc);
     return 0;
 }
