@@ -334,8 +334,9 @@ int shoal__heap_gpu_create(shoal_t sh)
         cudaMemGetInfo(&free_b, &total_b);
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
                           "cannot allocate a GPU heap of %zu bytes on device %d (%s): %s; %zu of %zu bytes free; "
-                          "lower SHOAL_HEAP_SIZE",
-                          sh->heap_size, g->device, g->bus_id, cudaGetErrorString(err), free_b, total_b);
+                          "lower %s",
+                          sh->heap_size, g->device, g->bus_id, cudaGetErrorString(err), free_b, total_b,
+                          shoal__heap_size_knob(sh));
         goto out;
     }
     g->raw = base;

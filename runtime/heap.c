@@ -42,8 +42,9 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
     if (status == SHOAL_ERR_HEAP_EXHAUSTED)
         shoal__error(sh, status, call,
                      "symmetric heap exhausted: %zu bytes asked, %zu of %zu in use, largest free block %zu; "
-                     "raise SHOAL_HEAP_SIZE",
-                     size, sh->alloc.used, sh->alloc.size, shoal__alloc_largest_free(&sh->alloc));
+                     "raise %s",
+                     size, sh->alloc.used, sh->alloc.size, shoal__alloc_largest_free(&sh->alloc),
+                     shoal__heap_size_knob(sh));
     shoal__alloc_unlock(sh);
     if (status == SHOAL_ERR_HEAP_EXHAUSTED) return NULL;
     if (status != SHOAL_SUCCESS) {

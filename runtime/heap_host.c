@@ -65,8 +65,8 @@ int shoal__heap_host_precheck(shoal_t sh)
     if (need <= avail) return SHOAL_SUCCESS;
     return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
                         "the host heaps of the %d PEs on this host need %llu MiB of shared memory, and %s has %llu MiB "
-                        "free: lower SHOAL_HEAP_SIZE (now %zu bytes) or enlarge %s",
-                        host_pes, need >> 20, dir, avail >> 20, sh->heap_size, dir);
+                        "free: lower %s (now %zu bytes) or enlarge %s",
+                        host_pes, need >> 20, dir, avail >> 20, shoal__heap_size_knob(sh), sh->heap_size, dir);
 }
 
 /* A PE alone on its node: MPI would give it private memory, which cannot be
@@ -79,8 +79,8 @@ static int shoal__heap_host_map_own(shoal_t sh, const char *call)
 
     if (m == MAP_FAILED)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
-                            "cannot map a host heap of %zu bytes (mmap: %s); lower SHOAL_HEAP_SIZE", sh->heap_size,
-                            strerror(errno));
+                            "cannot map a host heap of %zu bytes (mmap: %s); lower %s", sh->heap_size,
+                            strerror(errno), shoal__heap_size_knob(sh));
     sh->heap_base = shoal__align_up(m);
     end = sh->heap_base + span;
     if (sh->heap_base > m) munmap(m, (size_t)(sh->heap_base - m));
@@ -173,8 +173,8 @@ int shoal__heap_host_create(shoal_t sh)
     if (rc != MPI_SUCCESS) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
                           "cannot allocate a host heap of %zu bytes in shared memory (MPI_Win_allocate_shared "
-                          "failed); lower SHOAL_HEAP_SIZE or enlarge /dev/shm",
-                          sh->heap_size);
+                          "failed); lower %s or enlarge /dev/shm",
+                          sh->heap_size, shoal__heap_size_knob(sh));
         sh->shm_win = MPI_WIN_NULL;
         goto rma;
     }

@@ -336,6 +336,48 @@ bool shoal__pe_gone(shoal_t sh, int pe)
     return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
+const char *shoal__heap_size_knob(shoal_t sh)
+{
+    return sh->heap_size_from_code ? "the heap_size field of shoal_config_t (set by the program, which overrides "
+                                     "SHOAL_HEAP_SIZE)"
+                                   : "SHOAL_HEAP_SIZE";
+}
+
+/* Where each setting of cfg came from: the program (a field it set after
+ * shoal_config_init, which wins over the variable), a SHOAL_* variable, or
+ * the default. Logged at INFO; the heap size's source is kept for the
+ * messages that suggest changing it. */
+static void shoal__config_sources(shoal_t sh, const shoal_config_t *cfg)
+{
+    shoal_config_t env;
+    static const struct {
+        const char *field, *var;
+    } rows[] = {{"heap_size", "HEAP_SIZE"}, {"heap_kind", "HEAP_KIND"}, {"cuda_device", "CUDA_DEVICE"},
+                {"node_size", "NODE_SIZE"}, {"check", "CHECK"},         {"timeout", "TIMEOUT"},
+                {"wait", "WAIT"}};
+    bool code[7];
+    double value[7];
+
+    shoal_config_init(&env);
+    code[0] = cfg->heap_size != env.heap_size, value[0] = (double)cfg->heap_size;
+    code[1] = cfg->heap_kind != env.heap_kind, value[1] = cfg->heap_kind;
+    code[2] = cfg->cuda_device != env.cuda_device, value[2] = cfg->cuda_device;
+    code[3] = cfg->node_size != env.node_size, value[3] = cfg->node_size;
+    code[4] = cfg->check != env.check, value[4] = cfg->check;
+    code[5] = cfg->timeout != env.timeout, value[5] = cfg->timeout;
+    code[6] = cfg->wait != env.wait, value[6] = cfg->wait;
+    sh->heap_size_from_code = code[0];
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        char var[64];
+        const char *set;
+        snprintf(var, sizeof(var), "SHOAL_%s", rows[i].var);
+        set = getenv(var);
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "config %s = %.17g from %s%s%s", rows[i].field, value[i],
+                   code[i] ? "the program" : set && *set ? var : "the default",
+                   code[i] && set && *set ? ", which overrides " : "", code[i] && set && *set ? var : "");
+    }
+}
+
 void shoal__note_creator(shoal_t sh, const void *caller)
 {
     Dl_info info;
@@ -688,6 +730,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     }
     sh->magic = SHOAL__MAGIC_LIVE;
     sh->cfg = *cfg;
+    shoal__config_sources(sh, cfg);
     {
         /* Writers first: threads putting in a loop must not starve a
          * collective allocation. */

@@ -259,6 +259,7 @@ struct shoal_instance {
     uint32_t magic;
     int my_pe, n_pes;
     shoal_config_t cfg;
+    bool heap_size_from_code; /* cfg.heap_size set by the program, not SHOAL_HEAP_SIZE */
     unsigned disabled;       /* SHOAL_TRANSPORT_DISABLE mask */
     shoal_path_t p2p_level;  /* SHOAL_P2P_LEVEL */
 
@@ -337,6 +338,9 @@ SHOAL__HIDDEN int shoal__init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t 
 /* Remember where the application created sh (the return address of its
  * shoal_init call), for messages about the instance's life. */
 SHOAL__HIDDEN void shoal__note_creator(shoal_t sh, const void *caller);
+/* What sets the heap size, for messages that suggest changing it:
+ * "SHOAL_HEAP_SIZE", or the config field when the program set it. */
+SHOAL__HIDDEN const char *shoal__heap_size_knob(shoal_t sh);
 SHOAL__HIDDEN int shoal__finalize(shoal_t sh);
 SHOAL__HIDDEN void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero);
 SHOAL__HIDDEN int shoal__free(shoal_t sh, void *ptr);

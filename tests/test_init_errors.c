@@ -94,6 +94,8 @@ int main(int argc, char **argv)
     CHECK_NONNULL(p, sh);
     CHECK_EQ_PTR(shoal_malloc(sh, 128 * 1024), NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "exhausted");
+    /* The heap size came from the variable: the message names it. */
+    CHECK_CONTAINS(shoal_last_error(sh), "raise SHOAL_HEAP_SIZE");
     CHECK_OK(shoal_free(sh, p), sh);
     CHECK_OK(shoal_finalize(sh), NULL);
     unsetenv("SHOAL_HEAP_SIZE");
