@@ -282,20 +282,34 @@ typedef struct shoal__who {
     shoal__list_t gave_up; /* arrived, then gave up (timed out) */
 } shoal__who_t;
 
+/* "1st", "2nd", "3rd", "11th", "12th", "23rd": a PE's collectives are
+ * numbered from 1 at shoal_init, so that an extra or a missing one shows. */
+static const char *shoal__ordinal(uint64_t n, char buf[32])
+{
+    static const char *const sfx[] = {"th", "st", "nd", "rd"};
+    unsigned last = (unsigned)(n % 10), tens = (unsigned)(n % 100 / 10);
+    snprintf(buf, 32, "%llu%s", (unsigned long long)n, tens == 1 || last > 3 ? "th" : sfx[last]);
+    return buf;
+}
+
 /* File PE pe, whose slot holds (arrived, coll), into who. */
 static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived, uint32_t coll, uint64_t gen,
                            int my_coll)
 {
-    char node[32] = "";
+    char node[32] = "", its[32], mine[32];
+    uint64_t n = arrived & ~(uint64_t)SHOAL__GAVE_UP;
 
     if (sh->n_nodes > 1) snprintf(node, sizeof(node), "node %d, ", sh->pe_node[pe]);
+    shoal__ordinal(n, its);
+    shoal__ordinal(gen, mine);
     if (arrived & SHOAL__GAVE_UP) {
-        shoal__list_add(&w->gave_up, "PE %d (%sin %s)", pe, node, shoal__coll_name((int)coll));
+        shoal__list_add(&w->gave_up, "PE %d (%sin its %s collective, %s)", pe, node, its, shoal__coll_name((int)coll));
         return;
     }
     if (arrived >= gen) {
         if (SHOAL__COLL_KIND(coll) != SHOAL__COLL_KIND(my_coll))
-            shoal__list_add(&w->other, "PE %d (%sin %s)", pe, node, shoal__coll_name((int)coll));
+            shoal__list_add(&w->other, "PE %d (%sin its %s collective, %s, while this PE is in its %s, %s)", pe, node,
+                            its, shoal__coll_name((int)coll), mine, shoal__coll_name(my_coll));
         return;
     }
     if (shoal__pe_gone(sh, pe)) {
@@ -305,11 +319,11 @@ static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived
         shoal__list_add(&w->missing, "PE %d (%sits process %d has exited or was killed)", pe, node,
                         shoal__side(sh)->pe_pid[pe]);
     } else if (arrived == 0) {
-        shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; none since shoal_init)", pe,
-                        node);
+        shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; none since shoal_init, while "
+                        "this PE is in its %s)", pe, node, mine);
     } else {
-        shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; the last it entered was %s)",
-                        pe, node, shoal__coll_name((int)coll));
+        shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; the last it entered was its %s, "
+                        "%s, while this PE is in its %s)", pe, node, its, shoal__coll_name((int)coll), mine);
     }
 }
 

@@ -76,6 +76,10 @@ static void test_branch(void)
         CHECK_CONTAINS(shoal_last_error(sh), "never arrived");
         CHECK_CONTAINS(shoal_last_error(sh), who);
         CHECK_CONTAINS(shoal_last_error(sh), "not in a collective of this instance");
+        /* Each PE's collectives are numbered since init: the absent PE's
+         * last was its 1st (the first barrier), this one's is its 2nd. */
+        CHECK_CONTAINS(shoal_last_error(sh), "the last it entered was its 1st, shoal_barrier_all, while this PE is in "
+                                             "its 2nd");
         /* broken: the next collective fails at once */
         CHECK_STATUS(shoal_sync_all(sh), SHOAL_ERR_TIMEOUT, sh);
         CHECK_CONTAINS(shoal_last_error(sh), "only shoal_finalize");
@@ -126,7 +130,8 @@ static void test_mixed(void)
         CHECK_CONTAINS(shoal_last_error(sh), who);
         if (me == 0 && shoal_pe_node(sh, 1) == 0) {
             CHECK_CONTAINS(shoal_last_error(sh), "PEs in another collective: PE 1 (");
-            CHECK_CONTAINS(shoal_last_error(sh), "in shoal_sync_all)");
+            CHECK_CONTAINS(shoal_last_error(sh), "in its 1st collective, shoal_sync_all, while this PE is in its "
+                                                 "1st, shoal_barrier_all)");
         }
     } else if (me != absent) {
         CHECK_STATUS(shoal_barrier_all(sh), SHOAL_ERR_TIMEOUT, sh);
