@@ -249,7 +249,7 @@ static bool shoal__expired(shoal__deadline_t *d)
 
 /* A comma-separated list that stops, with "...", when its buffer is full. */
 typedef struct shoal__list {
-    char buf[320];
+    char buf[640];
     size_t len;
     int count;
     bool full;
@@ -292,16 +292,17 @@ static const char *shoal__ordinal(uint64_t n, char buf[32])
     return buf;
 }
 
-/* File PE pe, whose slot holds (arrived, coll), into who. */
-static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived, uint32_t coll, uint64_t gen,
-                           int my_coll)
+/* File PE pe, whose slot holds (arrived, coll, calls), into who. Meetings
+ * are compared by generation; calls number the API calls as the program
+ * made them (a call that meets twice counts once). */
+static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived, uint32_t coll, uint64_t calls,
+                           uint64_t gen, int my_coll)
 {
     char node[32] = "", its[32], mine[32];
-    uint64_t n = arrived & ~(uint64_t)SHOAL__GAVE_UP;
 
     if (sh->n_nodes > 1) snprintf(node, sizeof(node), "node %d, ", sh->pe_node[pe]);
-    shoal__ordinal(n, its);
-    shoal__ordinal(gen, mine);
+    shoal__ordinal(calls, its);
+    shoal__ordinal(sh->api_colls, mine);
     if (arrived & SHOAL__GAVE_UP) {
         shoal__list_add(&w->gave_up, "PE %d (%sin its %s collective, %s)", pe, node, its, shoal__coll_name((int)coll));
         return;
@@ -334,7 +335,8 @@ static void shoal__who_local(shoal_t sh, shoal__who_t *w, uint64_t gen, int coll
         shoal__pe_slot_t *s = &sh->ctrl->slot[r];
         uint64_t a = atomic_load_explicit(&s->arrived, memory_order_acquire);
         if (sh->node_pes[r] == sh->my_pe) continue;
-        shoal__who_add(sh, w, sh->node_pes[r], a, atomic_load_explicit(&s->coll, memory_order_relaxed), gen, coll);
+        shoal__who_add(sh, w, sh->node_pes[r], a, atomic_load_explicit(&s->coll, memory_order_relaxed),
+                       atomic_load_explicit(&s->calls, memory_order_relaxed), gen, coll);
     }
 }
 
@@ -428,7 +430,8 @@ static void shoal__who_remote(shoal_t sh, shoal__who_t *w, uint64_t gen, int col
             if (sh->pe_node[p] != k) continue;
             s = (shoal__pe_slot_t *)(buf[k] + slot0) + sh->pe_node_rank[p];
             shoal__who_add(sh, w, p, atomic_load_explicit(&s->arrived, memory_order_relaxed),
-                           atomic_load_explicit(&s->coll, memory_order_relaxed), gen, coll);
+                           atomic_load_explicit(&s->coll, memory_order_relaxed),
+                           atomic_load_explicit(&s->calls, memory_order_relaxed), gen, coll);
         }
         free(buf[k]);
     }
@@ -677,7 +680,7 @@ static void shoal__release(shoal_t sh, uint64_t gen, int verdict)
     shoal__waitq_wake(sh, &sh->ctrl->release_q);
 }
 
-static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t arg)
+static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t arg, bool again)
 {
     shoal__node_ctrl_t *c = sh->ctrl;
     shoal__pe_slot_t *me;
@@ -694,11 +697,13 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
      * Not at finalize, which frees everything whatever streams still wait. */
     if (coll != SHOAL__COLL_FINALIZE) coll |= (int)((sh->stream_barriers & 0x3fffffu) << 8);
     gen = ++sh->gen;
+    if (!again) sh->api_colls++; /* not calloc's second meeting, nor finalize's retries */
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_COLL, "%s: collective %llu (%s)", call, (unsigned long long)gen,
                shoal__coll_name(coll));
     me = &c->slot[sh->node_rank];
     atomic_store_explicit(&me->coll, (uint32_t)coll, memory_order_relaxed);
     atomic_store_explicit(&me->arg, arg, memory_order_relaxed);
+    atomic_store_explicit(&me->calls, sh->api_colls, memory_order_relaxed);
     atomic_store_explicit(&me->arrived, gen, memory_order_release);
 
     if (sh->node_rank == 0) {
@@ -768,14 +773,15 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
 int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint64_t arg)
 {
     shoal__side_t *sd;
-    bool held = false;
+    bool held = false, again = sh->coll_again; /* this call met before: not counted again */
     int rc;
 
+    sh->coll_again = false;
     if (SHOAL__LIKELY(sh->cfg.check != SHOAL_CHECK_FULL) || (sd = shoal__side(sh)) == NULL)
-        return shoal__rendezvous_do(sh, call, coll, arg);
+        return shoal__rendezvous_do(sh, call, coll, arg, again);
     rc = shoal__side_enter(sh, sd, call, true, &held);
     if (rc != SHOAL_SUCCESS) return rc;
-    rc = shoal__rendezvous_do(sh, call, coll, arg);
+    rc = shoal__rendezvous_do(sh, call, coll, arg, again);
     shoal__side_leave(sd, true, held);
     return rc;
 }

@@ -60,6 +60,7 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
         /* Nobody may put into it before every PE zeroed its copy. Every PE
          * meets, a failed zeroing marked: all keep the block or all give it
          * back, so offsets stay the same everywhere. */
+        sh->coll_again = true; /* the same shoal_calloc call, met again */
         rc = zrc == SHOAL_SUCCESS ? shoal__rendezvous(sh, call, coll, size)
                                   : shoal__coll_failed_here(sh, call, coll, size, zrc);
         if (rc != SHOAL_SUCCESS) {

@@ -941,6 +941,7 @@ static int shoal__finalize_meet(shoal_t sh)
     if (rc != SHOAL_ERR_NOT_SYMMETRIC) return rc;
     snprintf(first, sizeof(first), "%s", shoal_last_error(sh));
     do {
+        sh->coll_again = true; /* the same shoal_finalize call, met again */
         again = shoal__rendezvous(sh, call, SHOAL__COLL_FINALIZE, 0);
     } while (again == SHOAL_ERR_NOT_SYMMETRIC && (sh->cfg.timeout <= 0 || shoal__now() < end));
     if (again == SHOAL_ERR_NOT_SYMMETRIC) {

@@ -213,7 +213,8 @@ typedef struct shoal__pe_slot {
     _Atomic uint32_t coll;    /* SHOAL__COLL_* it entered */
     _Atomic uint32_t gone;    /* a node peer found its process gone */
     _Atomic uint64_t arg;     /* its argument (size, offset) for symmetry checks */
-    char pad[SHOAL__CACHELINE - 24];
+    _Atomic uint64_t calls;   /* collective API calls entered since init (the numbers in messages) */
+    char pad[SHOAL__CACHELINE - 32];
 } shoal__pe_slot_t;
 
 /* Where PEs of a node sleep when they have no core to spin on: a futex
@@ -290,6 +291,8 @@ struct shoal_instance {
     MPI_Win progress_win; /* a window whose RMA needs this PE's progress while it waits (GPU rings) */
     shoal__node_ctrl_t *ctrl;
     uint64_t gen;     /* rendezvous generation */
+    uint64_t api_colls; /* collective API calls entered: a call that meets twice counts once */
+    bool coll_again;    /* the next rendezvous continues the current call (not counted) */
     uint32_t stream_barriers; /* shoal_barrier_all_on_stream calls that ran on the GPU (see SHOAL__COLL_KIND) */
     int fault_quiets;         /* SHOAL_FAULT: this PE's quiets still to fail */
     bool broken;      /* a collective failed midway: finalize locally only */

@@ -64,6 +64,8 @@ static void test_branch(void)
     double t0;
 
     snprintf(who, sizeof(who), "PE %d (", absent);
+    /* shoal_calloc meets twice (before and after zeroing): one call. */
+    CHECK_NONNULL(shoal_calloc(sh, 8, 8), sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     if (me != absent) {
         t0 = MPI_Wtime();
@@ -76,10 +78,11 @@ static void test_branch(void)
         CHECK_CONTAINS(shoal_last_error(sh), "never arrived");
         CHECK_CONTAINS(shoal_last_error(sh), who);
         CHECK_CONTAINS(shoal_last_error(sh), "not in a collective of this instance");
-        /* Each PE's collectives are numbered since init: the absent PE's
-         * last was its 1st (the first barrier), this one's is its 2nd. */
-        CHECK_CONTAINS(shoal_last_error(sh), "the last it entered was its 1st, shoal_barrier_all, while this PE is in "
-                                             "its 2nd");
+        /* Each PE's collective calls are numbered since init: the absent
+         * PE's last was its 2nd (calloc, then the barrier), this one is in
+         * its 3rd. */
+        CHECK_CONTAINS(shoal_last_error(sh), "the last it entered was its 2nd, shoal_barrier_all, while this PE is in "
+                                             "its 3rd");
         /* broken: the next collective fails at once */
         CHECK_STATUS(shoal_sync_all(sh), SHOAL_ERR_TIMEOUT, sh);
         CHECK_CONTAINS(shoal_last_error(sh), "only shoal_finalize");
