@@ -679,7 +679,7 @@ if nvcc:
         f.write('prefix=%s\n\n' % prefix)
         f.write('Name: shoal-cuda\nDescription: shoal\'s stream-ordered and device APIs (shoal_cuda.h, '
                 'shoal_device.cuh)\n')
-        f.write('Version: %s\nRequires: shoal\n' % '.'.join(version))
+        f.write('Version: %s\nRequires: shoal = %s\n' % ('.'.join(version), '.'.join(version)))
         f.write('Cflags: -I%s\n' % cfg.cuda_inc)
         f.write('Libs: -L%s -Wl,-rpath,%s -lcudart\n' % (cuda_libdir, cuda_libdir))
 
@@ -728,14 +728,37 @@ with open(built('shoalConfig.cmake'), 'w') as f:
                 '    INTERFACE_INCLUDE_DIRECTORIES "%s"\n'
                 '    INTERFACE_LINK_LIBRARIES "shoal::shoal;%s/libcudart.so")\n' % (cfg.cuda_inc, cuda_libdir))
     f.write('endif()\nunset(_shoal_prefix)\n')
-    f.write('if(shoal_FIND_REQUIRED_cuda AND NOT shoal_CUDA_FOUND)\n'
-            '  set(shoal_FOUND FALSE)\n'
-            '  set(shoal_NOT_FOUND_MESSAGE "this shoal was built without CUDA (configure.py found no nvcc)")\n'
-            'endif()\n')
+    # Components: cuda (shoal::cuda); anything else is unknown.
+    f.write('set(shoal_cuda_FOUND ${shoal_CUDA_FOUND})\n'
+            'foreach(_shoal_c IN LISTS shoal_FIND_COMPONENTS)\n'
+            '  if(NOT _shoal_c STREQUAL "cuda")\n'
+            '    set(shoal_${_shoal_c}_FOUND FALSE)\n'
+            '  endif()\n'
+            '  if(shoal_FIND_REQUIRED_${_shoal_c} AND NOT shoal_${_shoal_c}_FOUND)\n'
+            '    set(shoal_FOUND FALSE)\n'
+            '    if(_shoal_c STREQUAL "cuda")\n'
+            '      set(shoal_NOT_FOUND_MESSAGE "this shoal was built without CUDA (no nvcc, or --without-cuda)")\n'
+            '    else()\n'
+            '      set(shoal_NOT_FOUND_MESSAGE "shoal has no component ${_shoal_c} (it has: cuda)")\n'
+            '    endif()\n'
+            '  endif()\n'
+            'endforeach()\nunset(_shoal_c)\n')
 with open(built('shoalConfigVersion.cmake'), 'w') as f:
     # Same major version (and, while it is 0, same minor) is compatible.
     f.write('set(PACKAGE_VERSION "%s")\n' % '.'.join(version))
-    f.write('if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)\n'
+    # A range (find_package(shoal 0.1...0.3)) takes this version when it lies
+    # inside; a single version takes it when not newer and of the same major
+    # version (and, while that is 0, the same minor: 0.x may change the ABI).
+    f.write('if(PACKAGE_FIND_VERSION_RANGE)\n'
+            '  if((PACKAGE_FIND_VERSION_RANGE_MIN STREQUAL "INCLUDE" AND PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION_MIN)\n'
+            '     OR (PACKAGE_FIND_VERSION_RANGE_MIN STREQUAL "EXCLUDE" AND PACKAGE_VERSION VERSION_LESS_EQUAL PACKAGE_FIND_VERSION_MIN)\n'
+            '     OR (PACKAGE_FIND_VERSION_RANGE_MAX STREQUAL "INCLUDE" AND PACKAGE_VERSION VERSION_GREATER PACKAGE_FIND_VERSION_MAX)\n'
+            '     OR (PACKAGE_FIND_VERSION_RANGE_MAX STREQUAL "EXCLUDE" AND PACKAGE_VERSION VERSION_GREATER_EQUAL PACKAGE_FIND_VERSION_MAX))\n'
+            '    set(PACKAGE_VERSION_COMPATIBLE FALSE)\n'
+            '  else()\n'
+            '    set(PACKAGE_VERSION_COMPATIBLE TRUE)\n'
+            '  endif()\n'
+            'elseif(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)\n'
             '  set(PACKAGE_VERSION_COMPATIBLE FALSE)\n'
             'elseif(NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL "%s"%s)\n'
             '  set(PACKAGE_VERSION_COMPATIBLE FALSE)\n'
@@ -744,8 +767,12 @@ with open(built('shoalConfigVersion.cmake'), 'w') as f:
             '  if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)\n'
             '    set(PACKAGE_VERSION_EXACT TRUE)\n'
             '  endif()\n'
+            'endif()\n'
+            'if(NOT CMAKE_SIZEOF_VOID_P STREQUAL "8")\n'
+            '  set(PACKAGE_VERSION "%s (64-bit)")\n'
+            '  set(PACKAGE_VERSION_UNSUITABLE TRUE)\n'
             'endif()\n' % (version[0], ' OR NOT PACKAGE_FIND_VERSION_MINOR STREQUAL "%s"' % version[1]
-                            if version[0] == '0' else ''))
+                            if version[0] == '0' else '', '.'.join(version)))
 
 # ---------------------------------------------------------------- summary
 cuda = 'no (%s)' % ('--without-cuda' if options.without_cuda else 'nvcc not found')

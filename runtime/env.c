@@ -188,8 +188,8 @@ static bool shoal__subsys_valid(const char *s)
 /* y/yes/1/on -> 1, n/no/0/off -> 0, else -1. */
 static int shoal__parse_bool(const char *s)
 {
-    static const char *const yes[] = {"y", "yes", "1", "on"}, *const no[] = {"n", "no", "0", "off"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const yes[] = {"y", "yes", "1", "on", "true"}, *const no[] = {"n", "no", "0", "off", "false"};
+    for (size_t i = 0; i < 5; i++) {
         if (strcasecmp(s, yes[i]) == 0) return 1;
         if (strcasecmp(s, no[i]) == 0) return 0;
     }
@@ -233,13 +233,18 @@ static void shoal__env_report_unknown(void)
         char name[64];
         if (len <= 6 || strncmp(*e, "SHOAL_", 6) != 0) continue;
         if (len - 6 >= sizeof(name)) {
-            fprintf(stderr, "shoal: %.*s... is not a shoal variable and is ignored (SHOAL_WARN_UNKNOWN_ENV=n silences "
-                    "this)\n", 48, *e);
+            char shown[49];
+            for (size_t i = 0; i < 48; i++) shown[i] = (unsigned char)(*e)[i] < 0x20 || (*e)[i] == 0x7f ? '?' : (*e)[i];
+            shown[48] = '\0';
+            fprintf(stderr, "shoal: %s... is not a shoal variable and is ignored (SHOAL_WARN_UNKNOWN_ENV=n silences "
+                    "this)\n", shown);
             continue;
         }
         memcpy(name, *e + 6, len - 6);
         name[len - 6] = '\0';
         if (shoal__env_find(name) != NULL) continue;
+        for (char *c = name; *c; c++) /* one line, whatever the name holds */
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
         for (size_t i = 0; i < SHOAL__N_ENV; i++) {
             size_t d = shoal__edit_distance(name, shoal__env_vars[i].name);
             if (d < best_d) best_d = d, best = shoal__env_vars[i].name;
@@ -320,7 +325,7 @@ void shoal_config_init(shoal_config_t *cfg)
             shoal__env_bad(cfg, "FAULT", v, "quiet:PE or quiet:PE:N (a testing aid), or unset");
     }
     v = shoal__env_str("WARN_UNKNOWN_ENV");
-    if (shoal__parse_bool(v) < 0) shoal__env_bad(cfg, "WARN_UNKNOWN_ENV", v, "y or n");
+    if (shoal__parse_bool(v) < 0) shoal__env_bad(cfg, "WARN_UNKNOWN_ENV", v, "y or n (yes/no, 1/0, on/off, true/false)");
     v = shoal__env_str("TOPO_FILE");
     if (v[0] != '\0' && access(v, R_OK) != 0) shoal__env_bad(cfg, "TOPO_FILE", v, "a readable hwloc XML file");
 

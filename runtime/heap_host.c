@@ -65,7 +65,7 @@ int shoal__heap_host_precheck(shoal_t sh)
     if (need <= avail) return SHOAL_SUCCESS;
     return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
                         "the host heaps of the %d PEs on this host need %llu MiB of shared memory, and %s has %llu MiB "
-                        "free: lower %s (now %zu bytes) or enlarge %s",
+                        "free: lower %s, now %zu bytes, or enlarge %s",
                         host_pes, need >> 20, dir, avail >> 20, shoal__heap_size_knob(sh), sh->heap_size, dir);
 }
 

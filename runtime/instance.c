@@ -338,9 +338,10 @@ bool shoal__pe_gone(shoal_t sh, int pe)
 
 const char *shoal__heap_size_knob(shoal_t sh)
 {
-    return sh->heap_size_from_code ? "the heap_size field of shoal_config_t (set by the program, which overrides "
-                                     "SHOAL_HEAP_SIZE)"
-                                   : "SHOAL_HEAP_SIZE";
+    if (!sh->heap_size_from_code) return "SHOAL_HEAP_SIZE";
+    return sh->heap_size_var_set ? "the heap_size field of shoal_config_t (set by the program, which overrides "
+                                   "SHOAL_HEAP_SIZE)"
+                                 : "the heap_size field of shoal_config_t (set by the program)";
 }
 
 /* Where each setting of cfg came from: the program (a field it set after
@@ -355,24 +356,29 @@ static void shoal__config_sources(shoal_t sh, const shoal_config_t *cfg)
     } rows[] = {{"heap_size", "HEAP_SIZE"}, {"heap_kind", "HEAP_KIND"}, {"cuda_device", "CUDA_DEVICE"},
                 {"node_size", "NODE_SIZE"}, {"check", "CHECK"},         {"timeout", "TIMEOUT"},
                 {"wait", "WAIT"}};
+    static const char *const kinds[] = {"auto", "host", "gpu"}, *const checks[] = {"off", "basic", "full"},
+                             *const waits[] = {"auto", "spin", "sleep"};
     bool code[7];
-    double value[7];
+    char value[7][32];
 
     shoal_config_init(&env);
-    code[0] = cfg->heap_size != env.heap_size, value[0] = (double)cfg->heap_size;
-    code[1] = cfg->heap_kind != env.heap_kind, value[1] = cfg->heap_kind;
-    code[2] = cfg->cuda_device != env.cuda_device, value[2] = cfg->cuda_device;
-    code[3] = cfg->node_size != env.node_size, value[3] = cfg->node_size;
-    code[4] = cfg->check != env.check, value[4] = cfg->check;
-    code[5] = cfg->timeout != env.timeout, value[5] = cfg->timeout;
-    code[6] = cfg->wait != env.wait, value[6] = cfg->wait;
+#define SHOAL__NAME(names, v) ((v) >= 0 && (size_t)(v) < sizeof(names) / sizeof(names[0]) ? names[v] : "?")
+    code[0] = cfg->heap_size != env.heap_size, snprintf(value[0], 32, "%zu", cfg->heap_size);
+    code[1] = cfg->heap_kind != env.heap_kind, snprintf(value[1], 32, "%s", SHOAL__NAME(kinds, cfg->heap_kind));
+    code[2] = cfg->cuda_device != env.cuda_device, snprintf(value[2], 32, "%d", cfg->cuda_device);
+    code[3] = cfg->node_size != env.node_size, snprintf(value[3], 32, "%d", cfg->node_size);
+    code[4] = cfg->check != env.check, snprintf(value[4], 32, "%s", SHOAL__NAME(checks, cfg->check));
+    code[5] = cfg->timeout != env.timeout, snprintf(value[5], 32, "%g", cfg->timeout);
+    code[6] = cfg->wait != env.wait, snprintf(value[6], 32, "%s", SHOAL__NAME(waits, cfg->wait));
+#undef SHOAL__NAME
     sh->heap_size_from_code = code[0];
+    sh->heap_size_var_set = getenv("SHOAL_HEAP_SIZE") != NULL && *getenv("SHOAL_HEAP_SIZE") != '\0';
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         char var[64];
         const char *set;
         snprintf(var, sizeof(var), "SHOAL_%s", rows[i].var);
         set = getenv(var);
-        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "config %s = %.17g from %s%s%s", rows[i].field, value[i],
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "config %s = %s from %s%s%s", rows[i].field, value[i],
                    code[i] ? "the program" : set && *set ? var : "the default",
                    code[i] && set && *set ? ", which overrides " : "", code[i] && set && *set ? var : "");
     }
@@ -730,7 +736,6 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     }
     sh->magic = SHOAL__MAGIC_LIVE;
     sh->cfg = *cfg;
-    shoal__config_sources(sh, cfg);
     {
         /* Writers first: threads putting in a loop must not starve a
          * collective allocation. */
@@ -766,6 +771,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
                             inter ? "an intercommunicator cannot host an instance" : "cannot query the communicator");
     }
     shoal__log_set_pe(sh->my_pe);
+    shoal__config_sources(sh, cfg);
     {
         /* SHOAL_FAULT (a testing aid; its syntax was checked with the rest
          * of the environment): this PE's first quiets fail. */

@@ -144,7 +144,7 @@ static void check_cmake_project(void)
     snprintf(path, sizeof(path), "%s/CMakeLists.txt", dir);
     write_file(path, "cmake_minimum_required(VERSION 3.16)\nproject(use_shoal C)\n"
                      "if(NOT WANT)\n  set(WANT 0.2)\nendif()\n"
-                     "find_package(shoal ${WANT} REQUIRED)\n"
+                     "find_package(shoal ${WANT} REQUIRED ${COMPS})\n"
                      "add_executable(use_shoal main.c)\ntarget_link_libraries(use_shoal PRIVATE shoal::shoal)\n"
                      "add_executable(use_shoal_static main.c)\n"
                      "target_link_libraries(use_shoal_static PRIVATE shoal::shoal_static)\n"
@@ -165,13 +165,35 @@ static void check_cmake_project(void)
         out = run(cmd);
         CHECK_CONTAINS(out, "stream API linked 1");
     }
-    /* A newer version than installed is refused, naming the package. */
-    snprintf(cmd, sizeof(cmd), "cmake -S %s -B %s/build9 -DCMAKE_PREFIX_PATH=%s -DWANT=9.0 2>&1; echo rc=$?", dir, dir,
-             prefix);
-    out = run(cmd);
-    CHECK_CONTAINS(out, "shoal");
-    CHECK_CONTAINS(out, "9.0");
-    CHECK_MSG(strstr(out, "rc=0") == NULL, "find_package(shoal 9.0) succeeded:\n%s", out);
+    /* Versions and components: what is asked against 0.2.x (0.x: same minor). */
+    {
+        static const struct {
+            const char *want, *comps, *needle; /* needle NULL: configures */
+        } cases[] = {
+            {"9.0", "", "9.0"},
+            {"0.1", "", "0.1"},
+            {"0.2.5", "", "0.2.5"},
+            {"0.1...0.3", "", NULL},
+            {"0.3...1.0", "", "0.3...1.0"},
+            {"0.2", "COMPONENTS;foo", "shoal has no component foo"},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) + 1; i++) {
+            const char *want = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].want : "0.2";
+            const char *comps = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].comps : "COMPONENTS;cuda";
+            const char *needle = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].needle
+                                 : cuda                               ? NULL
+                                                                      : "this shoal was built without CUDA";
+            snprintf(cmd, sizeof(cmd), "cmake -S %s -B %s/build-v%zu -DCMAKE_PREFIX_PATH=%s '-DWANT=%s' '-DCOMPS=%s' "
+                     "2>&1; echo rc=$?", dir, dir, i, prefix, want, comps);
+            out = run(cmd);
+            if (needle == NULL) {
+                CHECK_MSG(strstr(out, "rc=0") != NULL, "find_package(shoal %s %s) failed:\n%s", want, comps, out);
+            } else {
+                CHECK_MSG(strstr(out, "rc=0") == NULL, "find_package(shoal %s %s) succeeded:\n%s", want, comps, out);
+                CHECK_CONTAINS(out, needle);
+            }
+        }
+    }
 }
 
 /* pkg-config against the installed tree (--define-prefix: the .pc files'

@@ -89,7 +89,7 @@ int main(void)
     CHECK_CONTAINS(out, "env_error=[]");
 
     child_report(bad, out, sizeof(out));
-    CHECK_CONTAINS(out, "env_error=[SHOAL_WARN_UNKNOWN_ENV=maybe is invalid: expected y or n]");
+    CHECK_CONTAINS(out, "env_error=[SHOAL_WARN_UNKNOWN_ENV=maybe is invalid: expected y or n (yes/no, 1/0, on/off, true/false)]");
     check_note("unknown SHOAL_* variables: reported once with the nearest name, silenced by n");
     return 0;
 }
