@@ -102,7 +102,10 @@ int shoal__error(shoal_t sh, int status, const char *call, const char *fmt, ...)
     } else {
         shoal__global_status = status;
     }
-    SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_ALL, "%s (%s)", buf, shoal_strerror(status));
+    /* One failure, one WARN: a message completed later (call NULL: the
+     * earlier text with what followed, or moved to another slot) is an
+     * update, logged at INFO. */
+    SHOAL__LOG(call == NULL ? SHOAL__LOG_INFO : SHOAL__LOG_WARN, SHOAL__SUB_ALL, "%s (%s)", buf, shoal_strerror(status));
     return status;
 }
 
