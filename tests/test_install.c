@@ -196,30 +196,33 @@ static void check_cmake_project(void)
     }
 }
 
+/* Build dir/<src>.c with the flags of pkg-config module <module> of the
+ * installed tree, run it, and return its output. */
+static char *pc_build_run(const char *dir, const char *src, const char *module)
+{
+    char cmd[1 << 16];
+
+    snprintf(cmd, sizeof(cmd),
+             "export PKG_CONFIG_PATH=%s/lib/pkgconfig; cc -o %s/%s %s/%s.c $(pkg-config --define-prefix "
+             "--cflags --libs %s) -Wl,-rpath,%s/lib 2>&1 && %s/%s",
+             prefix, dir, src, dir, src, module, prefix, dir, src);
+    return run(cmd);
+}
+
 /* pkg-config against the installed tree (--define-prefix: the .pc files'
  * own place), shoal-cuda.pc for shoal_cuda.h. */
 static void check_pkg_config(void)
 {
-    char dir[8192], path[8192 + 64], cmd[1 << 16], *out;
+    char dir[8192], path[8192 + 64];
     struct stat st;
 
     snprintf(dir, sizeof(dir), "%s/pc", root);
     CHECK(mkdir(dir, 0755) == 0);
     write_user_sources(dir);
-    snprintf(cmd, sizeof(cmd),
-             "export PKG_CONFIG_PATH=%s/lib/pkgconfig; cc -o %s/use_shoal %s/main.c $(pkg-config --define-prefix "
-             "--cflags --libs shoal) -Wl,-rpath,%s/lib 2>&1 && %s/use_shoal",
-             prefix, dir, dir, prefix, dir);
-    out = run(cmd);
-    CHECK_CONTAINS(out, "invalid argument / NVL");
+    CHECK_CONTAINS(pc_build_run(dir, "main", "shoal"), "invalid argument / NVL");
     snprintf(path, sizeof(path), "%s/lib/pkgconfig/shoal-cuda.pc", prefix);
     if (stat(path, &st) != 0) return; /* built without CUDA */
-    snprintf(cmd, sizeof(cmd),
-             "export PKG_CONFIG_PATH=%s/lib/pkgconfig; cc -o %s/use_shoal_cuda %s/cuda.c $(pkg-config --define-prefix "
-             "--cflags --libs shoal-cuda) -Wl,-rpath,%s/lib 2>&1 && %s/use_shoal_cuda",
-             prefix, dir, dir, prefix, dir);
-    out = run(cmd);
-    CHECK_CONTAINS(out, "stream API linked 1");
+    CHECK_CONTAINS(pc_build_run(dir, "cuda", "shoal-cuda"), "stream API linked 1");
 }
 
 int main(void)

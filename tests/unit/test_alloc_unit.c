@@ -5,14 +5,7 @@
 
 #include "shoal_internal.h"
 
-static int failures;
-#define EXPECT(cond)                                                                     \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);          \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
+#include "common/expect.h"
 
 int main(void)
 {

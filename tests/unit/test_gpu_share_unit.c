@@ -8,21 +8,7 @@
 
 #include "shoal_gpu_share.h"
 
-static int failures;
-#define EXPECT(cond)                                                                     \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);          \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
-#define EXPECT_HAS(text, part)                                                           \
-    do {                                                                                 \
-        if (strstr((text), (part)) == NULL) {                                            \
-            fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, (text), (part)); \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
+#include "common/expect.h"
 
 /* A GPU entry: bus id, UUID made of one repeated byte (0: unknown), MPS. */
 static shoal__gpu_id_t gpu(const char *bus, unsigned char uuid_byte, int mps)
