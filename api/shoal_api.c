@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "shoal_check.h"
+#include "transport/transport.h"
 #include "shoal_gpu_share.h"
 
 int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p)
@@ -135,12 +136,7 @@ void *shoal_ptr(shoal_t sh, const void *dest, int pe)
     /* Only where the pair's transport is itself load/store (self, shm,
      * cuda_ipc): not where SHOAL_TRANSPORT_DISABLE chose another. Else NULL,
      * and no error. */
-    {
-        shoal_transport_id_t id = sh->pe_tp[pe]->id;
-        if (sh->peer_base[pe] == NULL ||
-            (id != SHOAL_TRANSPORT_SELF && id != SHOAL_TRANSPORT_SHM && id != SHOAL_TRANSPORT_CUDA_IPC))
-            return NULL;
-    }
+    if (sh->peer_base[pe] == NULL || !shoal__tp_can(sh, pe, SHOAL__TP_CAP_MAPPED)) return NULL;
     return sh->peer_base[pe] + ((const char *)dest - sh->heap_base);
 }
 
@@ -199,7 +195,7 @@ int shoal_pe_transport(shoal_t sh, int pe, const char **name_p)
     if ((unsigned)pe >= (unsigned)sh->n_pes)
         return shoal__error(sh, SHOAL_ERR_PE, "shoal_pe_transport", "pe %d is out of range [0, %d)", pe, sh->n_pes);
     if (name_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_pe_transport", "name_p is NULL");
-    *name_p = sh->pe_tp[pe]->name;
+    *name_p = shoal__tp(sh, pe)->name;
     return SHOAL_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #if SHOAL_HAVE_CUDA
 #include "shoal_cuda.h"
 #include "shoal_gpu.h"
+#include "transport/transport.h"
 
 int shoal_cuda_device(shoal_t sh)
 {
@@ -23,7 +24,7 @@ int shoal_device_reachable(shoal_t sh, int pe)
     SHOAL__ENTER(sh, "shoal_device_reachable");
     if ((unsigned)pe >= (unsigned)sh->n_pes)
         return shoal__error(sh, SHOAL_ERR_PE, "shoal_device_reachable", "pe %d is out of range [0, %d)", pe, sh->n_pes);
-    return sh->heap_kind == SHOAL_HEAP_GPU && sh->peer_base[pe] != NULL;
+    return sh->heap_kind == SHOAL_HEAP_GPU && shoal__tp_can(sh, pe, SHOAL__TP_CAP_MAPPED);
 }
 
 int shoal_put_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe, cudaStream_t stream)

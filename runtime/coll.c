@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "shoal_check.h"
+#include "transport/transport.h"
 
 static const char *const shoal__coll_names[] = {
 #define SHOAL__COLL_STR(name, str) str,
@@ -817,11 +818,7 @@ int shoal__barrier_as(shoal_t sh, const char *call, int coll)
     if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, coll, 0, rc);
     rc = shoal__rendezvous(sh, call, coll, 0);
     if (rc != SHOAL_SUCCESS) return rc;
-    /* Remote puts through MPI RMA completed at their origin's flush; make
-     * them visible to this PE's plain loads (MPI's unified model). */
-    if (sh->rma_win != MPI_WIN_NULL) {
-        rc = MPI_Win_sync(sh->rma_win);
-        if (rc != MPI_SUCCESS) return shoal__mpi_error(sh, call, "MPI_Win_sync", rc);
-    }
-    return SHOAL_SUCCESS;
+    /* What peers wrote into this heap (MPI RMA, say) becomes visible to its
+     * loads. */
+    return shoal__transports_sync(sh, call);
 }

@@ -1,4 +1,6 @@
-/* GPU heap: device memory shared through CUDA IPC. */
+/* GPU heap: device memory for this PE's heap and control area, the
+ * internal stream, and what each PE publishes of it to its node (the
+ * handle that the cuda_ipc transport opens). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,35 +29,10 @@ int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n)
     (void)n;
     return shoal__no_cuda(sh, "shoal_calloc");
 }
-int shoal__gpu_quiet(shoal_t sh, const char *call)
+const char *shoal__gpu_bus_id(shoal_t sh, int pe)
 {
-    (void)sh, (void)call;
-    return SHOAL_SUCCESS;
-}
-int shoal__gpu_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi)
-{
-    (void)dst, (void)src, (void)n, (void)nbi;
-    return shoal__no_cuda(sh, call);
-}
-int shoal__gpu_rma_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
-{
-    (void)pe, (void)off, (void)src, (void)n, (void)nbi;
-    return shoal__no_cuda(sh, call);
-}
-int shoal__gpu_rma_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
-{
-    (void)pe, (void)off, (void)dst, (void)n, (void)nbi;
-    return shoal__no_cuda(sh, call);
-}
-int shoal__gpu_rma_quiet(shoal_t sh, const char *call)
-{
-    (void)sh, (void)call;
-    return SHOAL_SUCCESS;
-}
-bool shoal__gpu_rma_ready(shoal_t sh)
-{
-    (void)sh;
-    return false;
+    (void)sh, (void)pe;
+    return NULL;
 }
 int shoal__gpu_shared(shoal_t sh, int pe)
 {
@@ -150,74 +127,6 @@ int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p)
     SHOAL__CUDA_CHECK(sh, call, cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id), dev));
     SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "using CUDA device %d (%s) of %d", dev, g->bus_id, count);
     *have_gpu_p = true;
-out:
-    return rc;
-}
-
-/* What each PE publishes to its node at init. */
-typedef struct shoal__gpu_info {
-    cudaIpcMemHandle_t handle; /* of the heap allocation (heap + control area) */
-    shoal__gpu_id_t id;        /* its GPU: PCI bus id, UUID, MPS active */
-    uint64_t heap_size;
-    uint64_t delta; /* heap base minus allocation base */
-    int32_t device;
-} shoal__gpu_info_t;
-
-/* Open peer pe's heap if this PE may load/store it: same node, cuda_ipc
- * allowed, and CUDA says the devices can reach each other. */
-static int shoal__gpu_open_peer(shoal_t sh, int pe, const shoal__gpu_info_t *info)
-{
-    static const char *call = "shoal_init";
-    struct shoal_gpu *g = sh->gpu;
-    int peer_dev = -1, can = 0, rc = SHOAL_SUCCESS;
-    void *ptr = NULL;
-    cudaError_t err;
-
-    if (sh->disabled & (1u << SHOAL_TRANSPORT_CUDA_IPC)) return SHOAL_SUCCESS;
-    if (cudaDeviceGetByPCIBusId(&peer_dev, info->id.bus_id) != cudaSuccess) {
-        cudaGetLastError();
-        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "PE %d's GPU %s is not visible here: no cuda_ipc", pe, info->id.bus_id);
-        return SHOAL_SUCCESS;
-    }
-    if (peer_dev != g->device) {
-        SHOAL__CUDA_CHECK(sh, call, cudaDeviceCanAccessPeer(&can, g->device, peer_dev));
-        if (!can) {
-            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "GPU %d cannot access GPU %d (PE %d): no cuda_ipc", g->device,
-                       peer_dev, pe);
-            return SHOAL_SUCCESS;
-        }
-    }
-    if (sh->p2p_level < SHOAL_PATH_SYS) {
-        /* The topology model decides whether the path is good enough. */
-        shoal_path_t path = SHOAL_PATH_SYS;
-        int a, b, links = 0;
-        if (g->topo == NULL) {
-            if (shoal_topo_load(NULL, &g->topo) != SHOAL_SUCCESS)
-                return shoal__error(sh, SHOAL_ERR_TOPOLOGY, call, "SHOAL_P2P_LEVEL needs the topology: %s",
-                                    shoal_topo_last_error());
-            if (*shoal_topo_warning(g->topo))
-                SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_TOPO, "SHOAL_P2P_LEVEL: %s", shoal_topo_warning(g->topo));
-        }
-        a = shoal_topo_gpu_find(g->topo, g->bus_id);
-        b = shoal_topo_gpu_find(g->topo, info->id.bus_id);
-        if (a < 0 || b < 0 || shoal_topo_gpu_path(g->topo, a, b, &path, &links) != SHOAL_SUCCESS)
-            return shoal__error(sh, SHOAL_ERR_TOPOLOGY, call, "GPU %s or %s (PE %d) is not in the topology: %s",
-                                g->bus_id, info->id.bus_id, pe, shoal_topo_last_error());
-        if (path > sh->p2p_level) {
-            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_TOPO, "PE %d: path %s is beyond SHOAL_P2P_LEVEL=%s: no cuda_ipc", pe,
-                       shoal_path_name(path), shoal_path_name(sh->p2p_level));
-            return SHOAL_SUCCESS;
-        }
-    }
-    err = cudaIpcOpenMemHandle(&ptr, info->handle, cudaIpcMemLazyEnablePeerAccess);
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot open PE %d's heap (GPU %s) with cudaIpcOpenMemHandle: %s",
-                            pe, info->id.bus_id, cudaGetErrorString(err));
-    }
-    g->opened[pe] = ptr;
-    sh->peer_base[pe] = (char *)ptr + info->delta;
-    g->peer_ctrl[pe] = sh->peer_base[pe] + info->heap_size;
 out:
     return rc;
 }
@@ -318,10 +227,9 @@ int shoal__heap_gpu_create(shoal_t sh)
     cudaError_t err;
 
     g->peer_ctrl = calloc((size_t)sh->n_pes, sizeof(char *));
-    g->opened = calloc((size_t)sh->n_pes, sizeof(void *));
     g->node_gpus = calloc((size_t)sh->node_size, sizeof(*g->node_gpus));
-    peers = calloc((size_t)sh->node_size, sizeof(*peers));
-    if (g->peer_ctrl == NULL || g->opened == NULL || g->node_gpus == NULL || peers == NULL) {
+    g->node_info = peers = calloc((size_t)sh->node_size, sizeof(*peers));
+    if (g->peer_ctrl == NULL || g->node_gpus == NULL || peers == NULL) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
         goto out;
     }
@@ -361,11 +269,7 @@ int shoal__heap_gpu_create(shoal_t sh)
     for (int r = 0; r < sh->node_size; r++) g->node_gpus[r] = peers[r].id;
     shoal__gpu_share_log(sh);
     shoal__gpu_pci_log(sh);
-    for (int r = 0; r < sh->node_size; r++)
-        if (sh->node_pes[r] != sh->my_pe) SHOAL__CHECK(shoal__gpu_open_peer(sh, sh->node_pes[r], &peers[r]));
-    SHOAL__CHECK(shoal__staged_create(sh));
 out:
-    free(peers);
     return rc;
 }
 
@@ -373,21 +277,17 @@ void shoal__heap_gpu_destroy(shoal_t sh)
 {
     struct shoal_gpu *g = sh->gpu;
     if (g == NULL) return;
-    shoal__staged_destroy(sh);
     if (g->stream != NULL) {
         cudaStreamSynchronize(g->stream);
         cudaStreamDestroy(g->stream);
     }
-    for (int pe = 0; g->opened != NULL && pe < sh->n_pes; pe++)
-        if (g->opened[pe] != NULL) cudaIpcCloseMemHandle(g->opened[pe]);
     if (g->dev_peer_base != NULL) cudaFree(g->dev_peer_base);
     if (g->dev_peer_ctrl != NULL) cudaFree(g->dev_peer_ctrl);
     if (g->raw != NULL) cudaFree(g->raw);
     cudaGetLastError();
     sh->heap_base = NULL;
-    if (g->topo != NULL) shoal_topo_destroy(g->topo);
     free(g->node_gpus);
-    free(g->opened);
+    free(g->node_info);
     free(g->peer_ctrl);
     free(g);
     sh->gpu = NULL;
@@ -441,29 +341,11 @@ out:
     return rc;
 }
 
-int shoal__gpu_quiet(shoal_t sh, const char *call)
-{
-    int rc = SHOAL_SUCCESS;
-    if (sh->gpu == NULL || !sh->gpu->stream_used) return SHOAL_SUCCESS;
-    SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(sh->gpu->stream));
-    sh->gpu->stream_used = false;
-out:
-    return rc;
-}
-
-int shoal__gpu_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi)
+const char *shoal__gpu_bus_id(shoal_t sh, int pe)
 {
     struct shoal_gpu *g = sh->gpu;
-    int rc = SHOAL_SUCCESS;
-    SHOAL__CUDA_CHECK(sh, call, cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, g->stream));
-    if (nbi) {
-        g->stream_used = true;
-    } else {
-        SHOAL__CUDA_CHECK(sh, call, cudaStreamSynchronize(g->stream));
-        g->stream_used = false;
-    }
-out:
-    return rc;
+    if (g == NULL || g->node_gpus == NULL || sh->pe_node[pe] != sh->node_id) return NULL;
+    return g->node_gpus[sh->pe_node_rank[pe]].bus_id;
 }
 
 #endif

@@ -6,6 +6,7 @@
 
 #if SHOAL_HAVE_CUDA
 #include "shoal_gpu.h"
+#include "transport/transport.h"
 
 #define SHOAL__CUDA_CHECK(sh, call, expr)                                                \
     do {                                                                                 \
@@ -36,23 +37,19 @@ static int shoal__rma_on_stream_do(shoal_t sh, const char *call, bool is_put, vo
 {
     int rc = SHOAL_SUCCESS;
     size_t off;
-    char *peer;
 
     if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
         return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
     if (SHOAL__UNLIKELY(n == 0)) return SHOAL_SUCCESS;
     /* The host API's checks (allocation bounds, overlap), before any wait. */
     SHOAL__CHECK(shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off));
-    if (SHOAL__UNLIKELY(sh->heap_kind != SHOAL_HEAP_GPU || sh->peer_base[pe] == NULL)) {
+    if (SHOAL__UNLIKELY(!shoal__tp_can(sh, pe, SHOAL__TP_CAP_STREAM))) {
         /* Not stream-capable: wait for the stream, then move the data now. */
         SHOAL__CHECK(shoal__stream_wait(sh, call, stream));
         return shoal__rma(sh, call, is_put, dest, src, n, pe, 0);
     }
-    peer = sh->peer_base[pe] + off;
-    if (is_put)
-        SHOAL__CUDA_CHECK(sh, call, cudaMemcpyAsync(peer, src, n, cudaMemcpyDefault, stream));
-    else
-        SHOAL__CUDA_CHECK(sh, call, cudaMemcpyAsync(dest, peer, n, cudaMemcpyDefault, stream));
+    if (is_put) return shoal__tp(sh, pe)->put_stream(sh, call, pe, off, src, n, stream);
+    return shoal__tp(sh, pe)->get_stream(sh, call, pe, dest, off, n, stream);
 out:
     return rc;
 }
@@ -63,33 +60,18 @@ out:
 static int shoal__p_on_stream_do(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
                                  cudaStream_t stream)
 {
-    struct shoal_gpu *g = sh->gpu;
     int rc = SHOAL_SUCCESS;
-    CUresult cr;
-    char *peer;
-
     size_t off;
 
     if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
         return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
     SHOAL__CHECK(shoal__rma_check(sh, call, true, dest, value, n, pe, &off));
-    if (SHOAL__UNLIKELY(sh->heap_kind != SHOAL_HEAP_GPU || sh->peer_base[pe] == NULL || (n != 4 && n != 8) ||
+    if (SHOAL__UNLIKELY(!shoal__tp_can(sh, pe, SHOAL__TP_CAP_STREAM) || (n != 4 && n != 8) ||
                         ((uintptr_t)dest % n) != 0)) {
         SHOAL__CHECK(shoal__stream_wait(sh, call, stream));
         return shoal__rma(sh, call, true, dest, value, n, pe, 0);
     }
-    peer = sh->peer_base[pe] + off;
-    if (n == 8) {
-        uint64_t v;
-        memcpy(&v, value, 8);
-        cr = g->write_value64(stream, (CUdeviceptr)peer, v, CU_STREAM_WRITE_VALUE_DEFAULT);
-    } else {
-        uint32_t v;
-        memcpy(&v, value, 4);
-        cr = g->write_value32(stream, (CUdeviceptr)peer, v, CU_STREAM_WRITE_VALUE_DEFAULT);
-    }
-    if (cr != CUDA_SUCCESS)
-        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cuStreamWriteValue failed with CUresult %d", (int)cr);
+    return shoal__tp(sh, pe)->p_stream(sh, call, pe, off, value, n, stream);
 out:
     return rc;
 }
@@ -132,20 +114,14 @@ int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *val
 int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream)
 {
     static const char *call = "shoal_quiet_on_stream";
-    struct shoal_gpu *g = sh->gpu;
-    cudaEvent_t ev = NULL;
+    unsigned used = __atomic_load_n(&sh->tp_used, __ATOMIC_SEQ_CST);
     int rc = SHOAL_SUCCESS;
 
-    /* Host-path operations complete now; internal-stream ones are joined. */
-    if (sh->tp_used & ~((1u << SHOAL_TRANSPORT_CUDA_IPC) | (1u << SHOAL_TRANSPORT_SELF))) {
-        SHOAL__CHECK(shoal__quiet(sh, call));
-    }
-    if (g == NULL || !g->stream_used) return SHOAL_SUCCESS;
-    SHOAL__CUDA_CHECK(sh, call, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-    SHOAL__CUDA_CHECK(sh, call, cudaEventRecord(ev, g->stream));
-    SHOAL__CUDA_CHECK(sh, call, cudaStreamWaitEvent(stream, ev, 0));
+    /* Operations of transports that cannot join a stream complete now;
+     * the others' join the stream. */
+    if (shoal__transports_without(sh, used, SHOAL__TP_CAP_STREAM)) SHOAL__CHECK(shoal__quiet(sh, call));
+    SHOAL__CHECK(shoal__transports_quiet_stream(sh, call, used, stream));
 out:
-    if (ev != NULL) cudaEventDestroy(ev);
     return rc;
 }
 

@@ -1,6 +1,6 @@
 /* Host heap: one MPI shared window per node, so node peers load and store
- * each other's segments directly, and an RMA window for PEs on other nodes
- * over a second mapping of the same pages (see shoal__heap_host_alias). */
+ * each other's segments directly (the shm transport). PEs on other nodes
+ * reach it through the mpi_rma transport's window. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,66 +88,7 @@ static int shoal__heap_host_map_own(shoal_t sh, const char *call)
     return SHOAL_SUCCESS;
 }
 
-/* The heap's pages mapped a second time, at other addresses (NULL, with
- * errno, where that cannot be done: the memory is not a shared mapping).
- *
- * Why: MPICH 4.0 over UCX takes a window's base from the UCX memory handle
- * it registers, and UCX's registration cache hands out a cached region that
- * already covers the range (aligned to 16 bytes). Were shoal's window over
- * the heap itself, an application's MPI_Win_create over a shoal_malloc block
- * would get the base of shoal's window: its puts and gets would reach the
- * heap's start, another allocation. Over the second mapping, no region that
- * shoal registers covers the heap's own addresses. */
-static char *shoal__heap_host_alias(shoal_t sh)
-{
-    void *p = mremap(sh->heap_base, 0, shoal__heap_span(sh->heap_size), MREMAP_MAYMOVE);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p)
-{
-    size_t pg = shoal__page_size(), len = 4 * pg;
-    char *mem, *seen = NULL, *outer = NULL;
-    MPI_Win wa = MPI_WIN_NULL, wb = MPI_WIN_NULL;
-    int rc = SHOAL_SUCCESS, failed = 0, moved = 0, flag = 0;
-    void *base = NULL;
-
-    *moved_p = 0;
-    mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) {
-        mem = NULL;
-        failed = 1;
-    } else if (alias) {
-        void *p = mremap(mem, 0, len, MREMAP_MAYMOVE);
-        outer = p == MAP_FAILED ? NULL : p;
-        failed = outer == NULL;
-    } else {
-        outer = mem;
-    }
-    if (failed) rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot map %zu bytes to try MPI windows on: %s", len,
-                                  strerror(errno));
-    /* Every PE takes part in the windows, or none does. */
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm));
-    if (failed) {
-        if (rc == SHOAL_SUCCESS) rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "another PE could not map memory");
-        goto out;
-    }
-    /* Window A over all of it (as shoal's), window B over one page inside
-     * it at the first mapping's addresses (as an application's). */
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_create(outer, (MPI_Aint)len, 1, MPI_INFO_NULL, comm, &wa));
-    seen = mem + pg;
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_create(seen, (MPI_Aint)pg, 1, MPI_INFO_NULL, comm, &wb));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_get_attr(wb, MPI_WIN_BASE, &base, &flag));
-    moved = !flag || base != (void *)seen;
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT, MPI_MAX, comm));
-    *moved_p = moved;
-out:
-    if (wb != MPI_WIN_NULL) MPI_Win_free(&wb);
-    if (wa != MPI_WIN_NULL) MPI_Win_free(&wa);
-    if (outer != NULL && outer != mem) munmap(outer, len);
-    if (mem != NULL) munmap(mem, len);
-    return rc;
-}
+size_t shoal__heap_host_span(shoal_t sh) { return shoal__heap_span(sh->heap_size); }
 
 int shoal__heap_host_create(shoal_t sh)
 {
@@ -155,13 +96,12 @@ int shoal__heap_host_create(shoal_t sh)
     MPI_Info info = MPI_INFO_NULL;
     void *base = NULL;
     unsigned long long *pad = NULL;
-    int rc = SHOAL_SUCCESS, need[3] = {0, 0, 0}, alias_errno = 0;
-    char *alias = NULL;
+    int rc = SHOAL_SUCCESS;
 
     if (sh->node_size < 2) {
         rc = shoal__heap_host_map_own(sh, call);
         sh->peer_base[sh->my_pe] = sh->heap_base;
-        goto rma;
+        goto out;
     }
     /* Separate segments per PE: each starts page-aligned on its own. */
     SHOAL__MPI_CHECK(sh, call, MPI_Info_create(&info));
@@ -176,7 +116,7 @@ int shoal__heap_host_create(shoal_t sh)
                           "failed); lower %s or enlarge /dev/shm",
                           sh->heap_size, shoal__heap_size_knob(sh));
         sh->shm_win = MPI_WIN_NULL;
-        goto rma;
+        goto out;
     }
     SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(sh->shm_win, MPI_ERRORS_RETURN));
     /* Each process maps the window at its own addresses: the owner picks
@@ -201,55 +141,7 @@ int shoal__heap_host_create(shoal_t sh)
     }
     sh->peer_base[sh->my_pe] = sh->heap_base;
 
-rma:
-    /* The RMA window exists when some pair needs it: PEs on other nodes, or
-     * shm disabled. Every PE must take part in creating it, or none (a PE
-     * whose heap failed says so here). */
-    need[0] = sh->n_nodes > 1 || (sh->disabled & (1u << SHOAL_TRANSPORT_SHM));
-    need[1] = rc != SHOAL_SUCCESS;
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, need, 2, MPI_INT, MPI_MAX, sh->comm));
-    if (need[1] || !need[0]) goto out; /* a PE failed (it says why), or no window is needed */
-    /* Needed somewhere, so here too (each PE exposes its heap): map it twice. */
-    alias = shoal__heap_host_alias(sh);
-    if (alias == NULL) alias_errno = errno;
-    need[2] = alias == NULL ? sh->n_pes - sh->my_pe : 0; /* the lowest such PE wins the max */
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &need[2], 1, MPI_INT, MPI_MAX, sh->comm));
-    if (need[2]) {
-        /* Some PE could not map its heap twice (an MPI whose shared memory
-         * cannot be: huge pages, say). Its window is over the heap itself,
-         * which is safe only where MPI keeps the bases it is given. */
-        int moved = 0;
-        if (alias == NULL)
-            SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_INIT,
-                       "the RMA window is over the heap itself: mapping it a second time failed (mremap: %s)",
-                       strerror(alias_errno));
-        rc = shoal__win_base_moves(sh, call, sh->comm, false, &moved);
-        if (rc != SHOAL_SUCCESS) goto out;
-        if (moved) {
-            if (alias == NULL)
-                rc = shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
-                                  "cannot map the host heap a second time for MPI RMA (mremap: %s), and this MPI "
-                                  "moves the base of a window made over memory that another window covers (MPICH "
-                                  "over UCX with its registration cache does): an application's MPI window over "
-                                  "shoal_malloc memory would reach the wrong bytes. Run with UCX_RCACHE_ENABLE=n",
-                                  strerror(alias_errno));
-            else
-                rc = shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
-                                  "PE %d cannot map its host heap a second time for MPI RMA, and this MPI moves "
-                                  "the base of a window made over memory that another window covers (MPICH over "
-                                  "UCX with its registration cache does). Run with UCX_RCACHE_ENABLE=n",
-                                  sh->n_pes - need[2]);
-            goto out;
-        }
-    }
-    sh->rma_base = alias != NULL ? alias : sh->heap_base;
-    alias = NULL; /* destroy unmaps it from here on */
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_create(sh->rma_base, (MPI_Aint)sh->heap_size, 1, MPI_INFO_NULL, sh->comm,
-                                              &sh->rma_win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(sh->rma_win, MPI_ERRORS_RETURN));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, sh->rma_win));
 out:
-    if (alias != NULL) munmap(alias, shoal__heap_span(sh->heap_size));
     free(pad);
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     return rc;
@@ -260,13 +152,7 @@ void shoal__heap_host_destroy(shoal_t sh)
     size_t span = shoal__heap_span(sh->heap_size);
 
     if (sh->broken) return; /* window frees are collective: peers are gone */
-    if (sh->rma_win != MPI_WIN_NULL) {
-        MPI_Win_unlock_all(sh->rma_win);
-        MPI_Win_free(&sh->rma_win);
-    }
     if (sh->heap_kind != SHOAL_HEAP_HOST) return;
-    if (sh->rma_base != NULL && sh->rma_base != sh->heap_base) munmap(sh->rma_base, span);
-    sh->rma_base = NULL;
     if (sh->shm_win != MPI_WIN_NULL) MPI_Win_free(&sh->shm_win);
     else if (sh->heap_base != NULL) munmap(sh->heap_base, span); /* a PE alone on its node */
     sh->heap_base = NULL;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "shoal_check.h"
+#include "transport/transport.h"
 
 /* Every instance ever created stays on this list: a finalized handle keeps
  * its (small) struct, marked dead, so later calls on it fail cleanly
@@ -20,11 +21,6 @@ static struct shoal__reg {
     shoal_t sh;
     struct shoal__reg *next;
 } *shoal__registry;
-
-static const shoal__transport_t *const shoal__transports[] = {
-    &shoal__transport_self, &shoal__transport_cuda_ipc, &shoal__transport_shm,
-    &shoal__transport_staged, &shoal__transport_mpi_rma,
-};
 
 static void shoal__registry_add_locked(struct shoal__reg *r, shoal_t sh)
 {
@@ -571,33 +567,6 @@ out:
     return rc;
 }
 
-static int shoal__transports_select(shoal_t sh)
-{
-    sh->pe_tp = calloc((size_t)sh->n_pes, sizeof(*sh->pe_tp));
-    if (sh->pe_tp == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, "shoal_init", "out of memory");
-    for (int pe = 0; pe < sh->n_pes; pe++) {
-        for (size_t i = 0; i < sizeof(shoal__transports) / sizeof(shoal__transports[0]); i++) {
-            const shoal__transport_t *tp = shoal__transports[i];
-            if ((sh->disabled & (1u << tp->id)) || !tp->can_connect(sh, pe)) continue;
-            sh->pe_tp[pe] = tp;
-            break;
-        }
-        if (sh->pe_tp[pe] == NULL)
-            return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, "shoal_init",
-                                "no transport reaches PE %d (node %d) from this %s heap: %s", pe, sh->pe_node[pe],
-                                sh->heap_kind == SHOAL_HEAP_GPU ? "GPU" : "host",
-                                sh->heap_kind != SHOAL_HEAP_GPU
-                                    ? "every transport that applies is disabled"
-                                    : sh->pe_node[pe] == sh->node_id
-                                        ? "on one node a GPU heap needs cuda_ipc (peer access within "
-                                          "SHOAL_P2P_LEVEL) or staged, and neither applies or is enabled"
-                                        : "the staging rings that carry mpi_rma to GPU heaps of other nodes are "
-                                          "missing");
-        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "PE %d -> %s", pe, sh->pe_tp[pe]->name);
-    }
-    return SHOAL_SUCCESS;
-}
-
 /* Checks what shoal_init is given; nothing is created yet. */
 /* What makes taking part in init impossible: checked before anything
  * collective, so a failure is this PE's alone. */
@@ -746,7 +715,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
         pthread_rwlockattr_destroy(&attr);
     }
     sh->comm = sh->node_comm = sh->leader_comm = MPI_COMM_NULL;
-    sh->shm_win = sh->rma_win = sh->ctrl_win = sh->progress_win = MPI_WIN_NULL;
+    sh->shm_win = sh->ctrl_win = MPI_WIN_NULL;
     sh->keyval = MPI_KEYVAL_INVALID;
     sh->my_pe = -1;
 
@@ -837,7 +806,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
         rc = shoal__alloc_init(&sh->alloc, sh->heap_size, heap_align);
     SHOAL__PHASE(rc);
     SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
-    SHOAL__PHASE(shoal__transports_select(sh));
+    SHOAL__PHASE(shoal__transports_setup(sh));
 
     shoal__pin_code();
     rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, shoal__self_delete, &sh->keyval, NULL);
@@ -1014,6 +983,7 @@ int shoal__finalize(shoal_t sh)
                           "its MPI windows and communicators stay, and MPI_Finalize may not return",
                           why);
     }
+    shoal__transports_teardown(sh);
     if (sh->gpu != NULL) shoal__heap_gpu_destroy(sh);
     shoal__heap_host_destroy(sh);
     shoal__alloc_fini(&sh->alloc);

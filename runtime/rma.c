@@ -2,8 +2,8 @@
  * the transport chosen for the target PE at init.
  *
  * Threads (MPI_THREAD_MULTIPLE): several threads of a PE may put, get and
- * quiet at once. The transports are safe for it (shm and self copy, mpi_rma
- * calls MPI); what is shared here is sh->tp_used, the transports that may
+ * quiet at once. The transports are safe for it (runtime/transport/
+ * says how each is); what is shared here is sh->tp_used, the transports that may
  * have operations outstanding. Setting a bit is atomic; a quiet takes the
  * bits and flushes them under a lock, so a quiet never returns while another
  * thread's flush, which took its bits, is still running.
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "shoal_check.h"
+#include "transport/transport.h"
 
 /* Quiets under MPI_THREAD_MULTIPLE, striped by instance. */
 #define SHOAL__QUIET_LOCKS 16
@@ -85,7 +86,7 @@ int shoal__rma_check(shoal_t sh, const char *call, bool is_put, const void *dest
 static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
                                 int pe, int nbi)
 {
-    const shoal__transport_t *tp;
+    const shoal__tp_ops_t *tp;
     unsigned bit;
     size_t off;
     int rc;
@@ -98,7 +99,7 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
                    : shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
     rc = shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
-    tp = sh->pe_tp[pe];
+    tp = shoal__tp(sh, pe);
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %zu bytes %s heap offset %zu of PE %d over %s", call, n,
                is_put ? "to" : "from", off, pe, tp->name);
     rc = is_put ? tp->put(sh, call, pe, off, src, n, nbi) : tp->get(sh, call, pe, dest, off, n, nbi);
@@ -186,26 +187,6 @@ int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void
     return shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
 }
 
-/* Complete every operation of the transports in used. */
-static int shoal__quiet_flush(shoal_t sh, const char *call, unsigned used)
-{
-    for (int pe_tp = 0; pe_tp < SHOAL_TRANSPORT_COUNT; pe_tp++) {
-        const shoal__transport_t *tp = NULL;
-        int rc;
-        if (!(used & (1u << pe_tp))) continue;
-        switch (pe_tp) {
-        case SHOAL_TRANSPORT_SELF: tp = &shoal__transport_self; break;
-        case SHOAL_TRANSPORT_CUDA_IPC: tp = &shoal__transport_cuda_ipc; break;
-        case SHOAL_TRANSPORT_SHM: tp = &shoal__transport_shm; break;
-        case SHOAL_TRANSPORT_STAGED: tp = &shoal__transport_staged; break;
-        default: tp = &shoal__transport_mpi_rma; break;
-        }
-        rc = tp->quiet(sh, call);
-        if (rc < 0) return rc;
-    }
-    return SHOAL_SUCCESS;
-}
-
 static int shoal__quiet_do(shoal_t sh, const char *call)
 {
     pthread_mutex_t *lock;
@@ -216,7 +197,7 @@ static int shoal__quiet_do(shoal_t sh, const char *call)
         /* One thread at a time: nobody sets bits while we flush. */
         used = sh->tp_used;
         if (used == 0) return SHOAL_SUCCESS;
-        rc = shoal__quiet_flush(sh, call, used);
+        rc = shoal__transports_quiet(sh, call, used);
         if (rc == SHOAL_SUCCESS) sh->tp_used = 0;
         return rc;
     }
@@ -226,7 +207,7 @@ static int shoal__quiet_do(shoal_t sh, const char *call)
     lock = &shoal__quiet_locks[((uintptr_t)sh / SHOAL__CACHELINE) % SHOAL__QUIET_LOCKS];
     pthread_mutex_lock(lock);
     used = __atomic_exchange_n(&sh->tp_used, 0, __ATOMIC_SEQ_CST);
-    rc = used ? shoal__quiet_flush(sh, call, used) : SHOAL_SUCCESS;
+    rc = used ? shoal__transports_quiet(sh, call, used) : SHOAL_SUCCESS;
     if (rc != SHOAL_SUCCESS) __atomic_fetch_or(&sh->tp_used, used, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(lock);
     return rc;

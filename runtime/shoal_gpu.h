@@ -1,5 +1,5 @@
-/* GPU heap state shared by runtime/gpu.c, the cuda_ipc transport and the
- * stream-ordered API. CUDA builds only. */
+/* GPU heap state shared by runtime/gpu.c, the GPU transports
+ * (runtime/transport/) and the stream-ordered API. CUDA builds only. */
 #ifndef SHOAL_GPU_H
 #define SHOAL_GPU_H
 
@@ -20,17 +20,15 @@ struct shoal_gpu {
     int device;          /* CUDA ordinal in this process */
     char bus_id[32];     /* its PCI bus id */
     cudaStream_t stream; /* internal copies */
-    bool stream_used;    /* copies possibly outstanding on it */
+    _Atomic int stream_used; /* copies possibly outstanding on it (runtime/transport/gpu_mapped.c) */
     char *ctrl;          /* my control area (device memory, right after the heap) */
     char **peer_ctrl;    /* per PE: its control area mapped here, or NULL */
-    void **opened;       /* per PE: what cudaIpcOpenMemHandle returned, or NULL */
     void *raw;           /* my cudaMalloc'd allocation (heap_base is aligned inside) */
-    shoal_topo_t topo;   /* loaded when SHOAL_P2P_LEVEL restricts cuda_ipc */
-    struct shoal_stage *stage; /* staged transport (runtime/transport/staged.c), or NULL */
     uint32_t stream_gen; /* generation of the last stream barrier */
     char **dev_peer_base;        /* device copy of peer_base, for kernels (lazy) */
     unsigned int **dev_peer_ctrl; /* device copy of peer_ctrl */
     shoal__gpu_id_t *node_gpus;   /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
+    struct shoal__gpu_info *node_info; /* per node rank: what that PE published of its heap */
 
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
@@ -39,6 +37,33 @@ struct shoal_gpu {
     CUresult (*batch_mem_op)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
 };
 
+/* What each PE publishes of its GPU heap to its node at init. */
+typedef struct shoal__gpu_info {
+    cudaIpcMemHandle_t handle; /* of the heap allocation (heap + control area) */
+    shoal__gpu_id_t id;        /* its GPU: PCI bus id, UUID, MPS active */
+    uint64_t heap_size;
+    uint64_t delta; /* heap base minus allocation base */
+    int32_t device;
+} shoal__gpu_info_t;
+
+/* Node rank r's published heap (after the GPU heap exists). */
+static inline const shoal__gpu_info_t *shoal__gpu_node_info(shoal_t sh, int r) { return &sh->gpu->node_info[r]; }
+
+/* Copies to a GPU heap mapped here (runtime/transport/gpu_mapped.c): the
+ * data path of self and cuda_ipc on GPU heaps. */
+SHOAL__HIDDEN int shoal__gpu_mapped_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n,
+                                        int nbi);
+SHOAL__HIDDEN int shoal__gpu_mapped_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
+/* Complete the internal stream's copies (safe from several threads). */
+SHOAL__HIDDEN int shoal__gpu_quiet(shoal_t sh, const char *call);
+SHOAL__HIDDEN int shoal__gpu_mapped_put_stream(shoal_t sh, const char *call, int pe, size_t off, const void *src,
+                                               size_t n, void *stream);
+SHOAL__HIDDEN int shoal__gpu_mapped_get_stream(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n,
+                                               void *stream);
+SHOAL__HIDDEN int shoal__gpu_mapped_p_stream(shoal_t sh, const char *call, int pe, size_t off, const void *value,
+                                             size_t n, void *stream);
+SHOAL__HIDDEN int shoal__gpu_quiet_stream(shoal_t sh, const char *call, void *stream);
+
 SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,
                                        size_t n, int pe, cudaStream_t stream);
 /* A 4- or 8-byte value stored into pe's heap in stream order. */
@@ -46,8 +71,6 @@ SHOAL__HIDDEN int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, c
                                      cudaStream_t stream);
 SHOAL__HIDDEN int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
-SHOAL__HIDDEN int shoal__staged_create(shoal_t sh);
-SHOAL__HIDDEN void shoal__staged_destroy(shoal_t sh);
 SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
 SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
 

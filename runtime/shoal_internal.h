@@ -158,25 +158,8 @@ SHOAL__HIDDEN size_t shoal__alloc_largest_free(const shoal__alloc_t *a);
 
 /* ---------------------------------------------------------------- transports */
 
-/* One transport: how this PE reaches a peer. Offsets are into the peer's heap.
- * nbi: 0 = blocking (put returns when src is reusable), 1 = complete at quiet. */
-typedef struct shoal__transport {
-    const char *name;
-    shoal_transport_id_t id;
-    /* Can this PE reach pe this way? (sh->pe_tp is not set yet when asked.) */
-    bool (*can_connect)(shoal_t sh, int pe);
-    /* call: the API call on whose behalf (for messages). */
-    int (*put)(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi);
-    int (*get)(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
-    /* Complete every operation issued through this transport. */
-    int (*quiet)(shoal_t sh, const char *call);
-} shoal__transport_t;
-
-extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_self;
-extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_cuda_ipc;
-extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_shm;
-extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_staged;
-extern SHOAL__HIDDEN const shoal__transport_t shoal__transport_mpi_rma;
+/* One transport's ops table: runtime/transport/transport.h. */
+struct shoal__tp_ops;
 
 /* ---------------------------------------------------------------- collectives */
 
@@ -281,15 +264,17 @@ struct shoal_instance {
     /* Collectives change alloc while, under MPI_THREAD_MULTIPLE, other
      * threads' puts and gets look blocks up in it (shoal__alloc_lock). */
     pthread_rwlock_t alloc_lock;
-    const shoal__transport_t **pe_tp; /* per PE */
-    unsigned tp_used;   /* transports with operations possibly outstanding */
+    /* Transports (runtime/transport/transport.h). */
+    const struct shoal__tp_ops **pe_tp; /* per PE: the one chosen at init */
+    unsigned *pe_cands;  /* per PE: the policy's candidates, bits (1u << shoal_transport_id_t) */
+    unsigned tp_setup;   /* transports set up (same bits): torn down at finalize */
+    unsigned tp_used;    /* transports with operations possibly outstanding (same bits) */
+    void *tp_state[SHOAL_TRANSPORT_COUNT]; /* each transport's own state, by id */
+    struct shoal_stage *stage; /* the GPU staging rings that staged and staged-over-MPI share, or NULL */
+    shoal_topo_t topo;   /* loaded when the policy needs GPU paths (SHOAL_P2P_LEVEL below SYS) */
 
     MPI_Win shm_win;  /* host heap: the node's shared window (none for a PE alone on its node) */
-    MPI_Win rma_win;  /* the heap (host memory) for PEs on other nodes */
-    char *rma_base;   /* what rma_win exposes: the heap's pages mapped a second time (heap_host.c says why),
-                       * or the heap itself where that failed */
     MPI_Win ctrl_win; /* node control block */
-    MPI_Win progress_win; /* a window whose RMA needs this PE's progress while it waits (GPU rings) */
     shoal__node_ctrl_t *ctrl;
     uint64_t gen;     /* rendezvous generation */
     uint64_t api_colls; /* collective API calls entered: a call that meets twice counts once */
@@ -374,6 +359,8 @@ SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);
  * for every PE's heap? (MPICH would otherwise fill /dev/shm for hours.) */
 SHOAL__HIDDEN int shoal__heap_host_precheck(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
+/* The host heap in whole pages (what a second mapping of it covers). */
+SHOAL__HIDDEN size_t shoal__heap_host_span(shoal_t sh);
 /* Collective over comm: does this MPI move the base of a window made over
  * part of the memory another window covers (MPI_WIN_BASE not the base it
  * was given), with that other window over the same memory (alias false) or
@@ -384,13 +371,8 @@ SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
 SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_gpu_destroy(shoal_t sh);
 SHOAL__HIDDEN int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n);
-SHOAL__HIDDEN int shoal__gpu_quiet(shoal_t sh, const char *call);
-/* Any-to-any copy on the instance's internal stream; blocking unless nbi. */
-SHOAL__HIDDEN int shoal__gpu_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi);
-/* GPU heap over MPI RMA (other nodes): through the host bounce window. */
-SHOAL__HIDDEN int shoal__gpu_rma_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi);
-SHOAL__HIDDEN int shoal__gpu_rma_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
-SHOAL__HIDDEN int shoal__gpu_rma_quiet(shoal_t sh, const char *call);
-SHOAL__HIDDEN bool shoal__gpu_rma_ready(shoal_t sh);
+/* pe's GPU (PCI bus id) as its node published it; NULL for PEs of other
+ * nodes, host heaps and builds without CUDA. */
+SHOAL__HIDDEN const char *shoal__gpu_bus_id(shoal_t sh, int pe);
 
 #endif /* SHOAL_INTERNAL_H */

@@ -16,6 +16,10 @@
  * inside a barrier (serialized), or any call from a thread other than the
  * main one (funneled), is SHOAL_ERR_THREAD with a message naming the level.
  *
+ * With SHOAL_HEAP_KIND=gpu the same runs on GPU heaps, through whichever
+ * transport the settings give (cuda_ipc; staged with SHOAL_TRANSPORT_DISABLE=
+ * cuda_ipc; staged over MPI with SHOAL_NODE_SIZE=1); skipped without a GPU.
+ *
  * Also under MPI_THREAD_MULTIPLE: while the main thread allocates and frees
  * (collectives that change the allocator's table, in a hole just before the
  * buffer in use), the other threads' puts and gets into that buffer all
@@ -368,7 +372,16 @@ int main(int argc, char **argv)
     test_config(&cfg, 4u << 20);
     if (want != MPI_THREAD_MULTIPLE)
         cfg.check = SHOAL_CHECK_FULL;
-    CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
+    {
+        /* A GPU heap asked for (SHOAL_HEAP_KIND=gpu) where there is none: skipped. */
+        int rc = shoal_init(MPI_COMM_WORLD, &cfg, &sh);
+        if (rc == SHOAL_ERR_NO_DEVICE && cfg.heap_kind == SHOAL_HEAP_GPU) {
+            printf("no GPU for the GPU heap asked for: skipped\n");
+            MPI_Finalize();
+            return TEST_SKIP;
+        }
+        CHECK_OK(rc, NULL);
+    }
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     right = (me + 1) % npes;

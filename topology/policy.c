@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "topo_internal.h"
+#include "topo_policy.h"
 
 /* Parallel to shoal_path_t, best first. */
 static const char *const shoal__path_names[SHOAL_PATH_COUNT] = {
@@ -146,36 +147,35 @@ static int shoal__enabled(const shoal_topo_policy_t *policy, shoal_transport_id_
     return !(policy->disabled & (1u << tp));
 }
 
-/* Take the first enabled of the candidates, in order, noting each disabled
- * one skipped. The list ends with SHOAL_TRANSPORT_COUNT. */
-static int shoal__take(const shoal_topo_policy_t *policy, shoal__why_t *w, shoal_transport_id_t *tp_p, ...)
+/* Add the enabled ones of the candidates, in order, to tps; until the
+ * first, note each disabled one skipped. The list ends with
+ * SHOAL_TRANSPORT_COUNT. */
+static int shoal__take(const shoal_topo_policy_t *policy, shoal__why_t *w, shoal_transport_id_t *tps, int *n_p, ...)
 {
     va_list ap;
-    int tp, rc = SHOAL_ERR_UNSUPPORTED;
+    int tp;
 
-    va_start(ap, tp_p);
+    va_start(ap, n_p);
     while ((tp = va_arg(ap, int)) != SHOAL_TRANSPORT_COUNT) {
-        if (shoal__enabled(policy, (shoal_transport_id_t)tp)) {
-            *tp_p = (shoal_transport_id_t)tp;
-            rc = SHOAL_SUCCESS;
-            break;
-        }
-        shoal__why_add(w, "; %s is disabled", shoal__transport_names[tp]);
+        if (shoal__enabled(policy, (shoal_transport_id_t)tp))
+            tps[(*n_p)++] = (shoal_transport_id_t)tp;
+        else if (*n_p == 0)
+            shoal__why_add(w, "; %s is disabled", shoal__transport_names[tp]);
     }
     va_end(ap);
-    return rc;
+    return *n_p > 0 ? SHOAL_SUCCESS : SHOAL_ERR_UNSUPPORTED;
 }
 
-int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, const shoal_topo_place_t *a,
-                      const shoal_topo_place_t *b, shoal_transport_id_t *tp_p, char *why, size_t why_len)
+int shoal__topo_candidates(shoal_topo_t topo, const shoal_topo_policy_t *policy, const shoal_topo_place_t *a,
+                           const shoal_topo_place_t *b, shoal_transport_id_t tps[SHOAL_TRANSPORT_COUNT], int *n_p,
+                           char *why, size_t why_len)
 {
     static const shoal_topo_policy_t defaults = {.p2p_level = SHOAL_PATH_SYS, .disabled = 0};
     shoal__why_t w = {.buf = why, .len = why_len, .used = 0};
-    shoal_transport_id_t tp = SHOAL_TRANSPORT_COUNT;
     int rc;
 
+    *n_p = 0;
     if (why && why_len) why[0] = '\0';
-    if (!a || !b || !tp_p) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: NULL place or tp_p");
     if (!policy) policy = &defaults;
     if (a->pe < 0 || b->pe < 0 || a->gpu < -1 || b->gpu < -1)
         return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: bad place (pe %d gpu %d, pe %d gpu %d)",
@@ -188,39 +188,61 @@ int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, cons
         goto out_none;
     } else if (a->pe == b->pe && shoal__enabled(policy, SHOAL_TRANSPORT_SELF)) {
         shoal__why_add(&w, "same PE");
-        tp = SHOAL_TRANSPORT_SELF;
+        tps[(*n_p)++] = SHOAL_TRANSPORT_SELF;
     } else if (a->node != b->node) {
         shoal__why_add(&w, "different nodes (%d and %d)", a->node, b->node);
-        rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
+        rc = shoal__take(policy, &w, tps, n_p, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
         if (rc < 0) goto out_none;
     } else if (a->gpu >= 0 && b->gpu >= 0) {
-        shoal_path_t path;
-        if (!topo) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: GPU heaps need a topology");
-        if (a->gpu >= topo->n_gpus || b->gpu >= topo->n_gpus)
-            return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: GPU %d out of range (%d GPUs)",
-                                     a->gpu >= topo->n_gpus ? a->gpu : b->gpu, topo->n_gpus);
-        path = (shoal_path_t)topo->paths[a->gpu * topo->n_gpus + b->gpu];
+        shoal_path_t path = SHOAL_PATH_SYS;
         shoal__why_add(&w, "same node, ");
-        shoal__why_path(&w, topo, a->gpu, b->gpu);
+        if (topo) {
+            if (a->gpu >= topo->n_gpus || b->gpu >= topo->n_gpus)
+                return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: GPU %d out of range (%d GPUs)",
+                                         a->gpu >= topo->n_gpus ? a->gpu : b->gpu, topo->n_gpus);
+            path = (shoal_path_t)topo->paths[a->gpu * topo->n_gpus + b->gpu];
+            shoal__why_path(&w, topo, a->gpu, b->gpu);
+        } else if (policy->p2p_level >= SHOAL_PATH_SYS) {
+            /* Within one node no GPU path is worse than SYS: it need not be known. */
+            shoal__why_add(&w, "GPU heaps (any path within a node is at most SYS)");
+        } else {
+            return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: GPU heaps need a topology");
+        }
         /* GPU heaps of one node: load/store or the node's staging rings
          * (mpi_rma reaches GPU heaps of other nodes only). */
         if (path <= policy->p2p_level) {
             shoal__why_add(&w, ", within SHOAL_P2P_LEVEL=%s", shoal_path_name(policy->p2p_level));
-            rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_CUDA_IPC, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_COUNT);
+            rc = shoal__take(policy, &w, tps, n_p, SHOAL_TRANSPORT_CUDA_IPC, SHOAL_TRANSPORT_STAGED,
+                             SHOAL_TRANSPORT_COUNT);
         } else {
             shoal__why_add(&w, ", beyond SHOAL_P2P_LEVEL=%s", shoal_path_name(policy->p2p_level));
-            rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_COUNT);
+            rc = shoal__take(policy, &w, tps, n_p, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_COUNT);
         }
         if (rc < 0) goto out_none;
     } else {
         shoal__why_add(&w, "same node, host heaps");
-        rc = shoal__take(policy, &w, &tp, SHOAL_TRANSPORT_SHM, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
+        rc = shoal__take(policy, &w, tps, n_p, SHOAL_TRANSPORT_SHM, SHOAL_TRANSPORT_MPI_RMA, SHOAL_TRANSPORT_COUNT);
         if (rc < 0) goto out_none;
     }
-    *tp_p = tp;
     return SHOAL_SUCCESS;
 
 out_none:
     return shoal__topo_error(SHOAL_ERR_UNSUPPORTED, "shoal_topo_choose: no transport left from PE %d to PE %d: %s", a->pe,
                              b->pe, why && why_len ? why : "every candidate is disabled");
+}
+
+int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, const shoal_topo_place_t *a,
+                      const shoal_topo_place_t *b, shoal_transport_id_t *tp_p, char *why, size_t why_len)
+{
+    shoal_transport_id_t tps[SHOAL_TRANSPORT_COUNT];
+    int n = 0, rc;
+
+    if (why && why_len) why[0] = '\0';
+    if (!a || !b || !tp_p) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: NULL place or tp_p");
+    if (!topo && a->gpu >= 0 && b->gpu >= 0 && a->pe != b->pe && a->node == b->node)
+        return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: GPU heaps need a topology");
+    rc = shoal__topo_candidates(topo, policy, a, b, tps, &n, why, why_len);
+    if (rc != SHOAL_SUCCESS) return rc;
+    *tp_p = tps[0];
+    return SHOAL_SUCCESS;
 }

@@ -38,10 +38,11 @@ typedef struct tool_opts {
     int pes;                    /* --pes N, or -1 */
     int *map;                   /* --map G0,G1,...: GPU of each PE (-1: host heap) */
     int n_map;                  /* entries of map, 0 without --map */
+    int node_size;              /* --node-size N (or $SHOAL_NODE_SIZE): PEs in nodes of N; 0: one node */
     shoal_topo_policy_t policy; /* from SHOAL_P2P_LEVEL / SHOAL_TRANSPORT_DISABLE, then options */
 } tool_opts_t;
 
-/* Where the PEs sit: one node, pe -> GPU (or -1). */
+/* Where the PEs sit: pe -> GPU (or -1), nodes by --node-size. */
 typedef struct tool_place {
     int n_pes;
     int *gpu_of;
@@ -78,6 +79,9 @@ static void tool_usage(FILE *out)
             "                     (host heaps when there is no GPU)\n"
             "  --map G0,G1,...    place PE i on GPU Gi, or all on host heaps (-1 or 'host');\n"
             "                     PEs may share a GPU\n"
+            "  --node-size N      consecutive blocks of N PEs are separate nodes, as\n"
+            "                     SHOAL_NODE_SIZE makes them (default: $SHOAL_NODE_SIZE,\n"
+            "                     else one node); every node sees the same machine\n"
             "  --p2p-level LEVEL  worst path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS\n"
             "                     (default: $SHOAL_P2P_LEVEL, else SYS)\n"
             "  --disable LIST     transports never to use: cuda_ipc, shm, staged\n"
@@ -191,6 +195,12 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
     if ((env = tool_env("SHOAL_TRANSPORT_DISABLE", ebuf, sizeof(ebuf))) &&
         shoal_topo_parse_disable(env, &o->policy.disabled) < 0)
         return tool_fail("SHOAL_TRANSPORT_DISABLE: %s", shoal_topo_last_error());
+    if ((env = tool_env("SHOAL_NODE_SIZE", ebuf, sizeof(ebuf)))) {
+        long n;
+        if (tool_parse_int(env, 0, 1L << 30, &n) < 0)
+            return tool_fail("SHOAL_NODE_SIZE: '%s' is not 0 or a positive number of PEs", env);
+        o->node_size = (int)n;
+    }
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -222,6 +232,12 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
             o->pes = (int)n;
         } else if ((v = tool_optarg(argc, argv, &i, "--map"))) {
             if (tool_parse_map(v, o)) return 1;
+        } else if ((v = tool_optarg(argc, argv, &i, "--node-size"))) {
+            long n;
+            has_model_policy = 1;
+            if (tool_parse_int(v, 0, 1L << 30, &n) < 0)
+                return tool_fail("--node-size: '%s' is not 0 or a positive number of PEs", v);
+            o->node_size = (int)n;
         } else if ((v = tool_optarg(argc, argv, &i, "--p2p-level"))) {
             has_model_policy = 1;
             if (shoal_topo_parse_p2p_level(v, &o->policy.p2p_level) < 0)
@@ -240,9 +256,9 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
     if (o->probe && !o->mpi) return tool_fail("--probe measures PE pairs: run it under mpiexec");
     if (o->probe_size && !o->probe) return tool_fail("--probe-size goes with --probe");
     if (o->mpi && (o->input || o->export_path || o->pes >= 0 || o->n_map || has_model_policy))
-        return tool_fail("--input, --export, --pes, --map, --p2p-level and --disable describe a model: run without "
-                         "mpiexec (or with --no-mpi); under mpiexec the transports are the live instance's (set "
-                         "SHOAL_P2P_LEVEL or SHOAL_TRANSPORT_DISABLE instead)");
+        return tool_fail("--input, --export, --pes, --map, --node-size, --p2p-level and --disable describe a model: run "
+                         "without mpiexec (or with --no-mpi); under mpiexec the transports are the live instance's "
+                         "(set SHOAL_P2P_LEVEL, SHOAL_NODE_SIZE or SHOAL_TRANSPORT_DISABLE instead)");
     return 0;
 }
 
@@ -357,7 +373,8 @@ static void tool_text_gpus(FILE *out, shoal_topo_t topo)
 static int tool_choose(shoal_topo_t topo, const tool_opts_t *o, int pe_a, int gpu_a, int pe_b, int gpu_b,
                        shoal_transport_id_t *tp_p, char *why, size_t why_len)
 {
-    shoal_topo_place_t a = {.pe = pe_a, .node = 0, .gpu = gpu_a}, b = {.pe = pe_b, .node = 0, .gpu = gpu_b};
+    int node_a = o->node_size > 0 ? pe_a / o->node_size : 0, node_b = o->node_size > 0 ? pe_b / o->node_size : 0;
+    shoal_topo_place_t a = {.pe = pe_a, .node = node_a, .gpu = gpu_a}, b = {.pe = pe_b, .node = node_b, .gpu = gpu_b};
 
     if (shoal_topo_choose(topo, &o->policy, &a, &b, tp_p, why, why_len) < 0)
         return tool_fail("%s", shoal_topo_last_error());
@@ -370,9 +387,10 @@ static int tool_text_transports(FILE *out, shoal_topo_t topo, const tool_opts_t 
     char why[512];
 
     *fallbacks_p = 0;
-    fprintf(out, "\nTransports (%d %s on one node, %s; SHOAL_P2P_LEVEL=%s):\n", pl->n_pes,
-            tool_plural(pl->n_pes, "PE", "PEs"), pl->explicit_placement ? "as placed" : "one per GPU",
-            shoal_path_name(o->policy.p2p_level));
+    char nodes[48] = "on one node";
+    if (o->node_size > 0 && o->node_size < pl->n_pes) snprintf(nodes, sizeof(nodes), "in nodes of %d", o->node_size);
+    fprintf(out, "\nTransports (%d %s %s, %s; SHOAL_P2P_LEVEL=%s):\n", pl->n_pes, tool_plural(pl->n_pes, "PE", "PEs"),
+            nodes, pl->explicit_placement ? "as placed" : "one per GPU", shoal_path_name(o->policy.p2p_level));
     if (pl->n_pes < 2) {
         fprintf(out, "  %s\n", pl->n_pes ? "a single PE: only self" :
                                    "no GPU: PEs would use host heaps; place some with --pes N");

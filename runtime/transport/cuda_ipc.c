@@ -1,32 +1,105 @@
 /* cuda_ipc: GPU heaps of one node whose devices reach each other (NVLink or
- * PCIe peer access). The peer's heap was opened at init with
- * cudaIpcOpenMemHandle; a put or get is a copy-engine copy on the
- * instance's internal stream, and the data never touches the host. */
-#include "shoal_internal.h"
+ * PCIe peer access). Setup opens each such peer's heap with
+ * cudaIpcOpenMemHandle from the handle it published (runtime/gpu.c); a put
+ * or get is then a copy-engine copy (runtime/transport/gpu_mapped.c), and
+ * the data never touches the host. Which peers may use it is the policy's
+ * decision (SHOAL_P2P_LEVEL, SHOAL_TRANSPORT_DISABLE); whether CUDA grants
+ * the access is asked here. */
+#if SHOAL_HAVE_CUDA
+#include <stdlib.h>
 
-static bool cuda_ipc_can_connect(shoal_t sh, int pe)
+#include "shoal_gpu.h"
+#include "transport.h"
+
+/* Open peer pe's heap (node rank r) if CUDA lets this device reach it. */
+static int cuda_ipc_open(shoal_t sh, int pe, const shoal__gpu_info_t *info, void **opened_p)
 {
-    return sh->heap_kind == SHOAL_HEAP_GPU && pe != sh->my_pe && sh->pe_node[pe] == sh->node_id &&
-           sh->peer_base[pe] != NULL;
+    static const char *call = "shoal_init";
+    struct shoal_gpu *g = sh->gpu;
+    int peer_dev = -1, can = 0;
+    void *ptr = NULL;
+    cudaError_t err;
+
+    if (cudaDeviceGetByPCIBusId(&peer_dev, info->id.bus_id) != cudaSuccess) {
+        cudaGetLastError();
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "PE %d's GPU %s is not visible here: no cuda_ipc", pe,
+                   info->id.bus_id);
+        return SHOAL_SUCCESS;
+    }
+    if (peer_dev != g->device) {
+        err = cudaDeviceCanAccessPeer(&can, g->device, peer_dev);
+        if (err != cudaSuccess) return shoal__cuda_error(sh, call, "cudaDeviceCanAccessPeer", err);
+        if (!can) {
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "GPU %d cannot access GPU %d (PE %d): no cuda_ipc", g->device,
+                       peer_dev, pe);
+            return SHOAL_SUCCESS;
+        }
+    }
+    err = cudaIpcOpenMemHandle(&ptr, info->handle, cudaIpcMemLazyEnablePeerAccess);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot open PE %d's heap (GPU %s) with cudaIpcOpenMemHandle: %s",
+                            pe, info->id.bus_id, cudaGetErrorString(err));
+    }
+    *opened_p = ptr;
+    sh->peer_base[pe] = (char *)ptr + info->delta;
+    g->peer_ctrl[pe] = sh->peer_base[pe] + info->heap_size;
+    return SHOAL_SUCCESS;
 }
 
-static int cuda_ipc_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
+static int cuda_ipc_setup(shoal_t sh, bool need)
 {
-    return shoal__gpu_copy(sh, call, sh->peer_base[pe] + off, src, n, nbi);
+    void **opened;
+    int rc = SHOAL_SUCCESS;
+
+    if (!need) return SHOAL_SUCCESS;
+    opened = calloc((size_t)sh->n_pes, sizeof(void *));
+    if (opened == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, "shoal_init", "out of memory");
+    sh->tp_state[SHOAL_TRANSPORT_CUDA_IPC] = opened;
+    for (int r = 0; r < sh->node_size && rc == SHOAL_SUCCESS; r++) {
+        int pe = sh->node_pes[r];
+        if (pe != sh->my_pe && shoal__tp_candidate(sh, pe, SHOAL_TRANSPORT_CUDA_IPC))
+            rc = cuda_ipc_open(sh, pe, shoal__gpu_node_info(sh, r), &opened[pe]);
+    }
+    return rc;
 }
 
-static int cuda_ipc_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
+static bool cuda_ipc_connect(shoal_t sh, int pe)
 {
-    return shoal__gpu_copy(sh, call, dst, sh->peer_base[pe] + off, n, nbi);
+    void **opened = sh->tp_state[SHOAL_TRANSPORT_CUDA_IPC];
+    return opened != NULL && opened[pe] != NULL;
 }
 
-static int cuda_ipc_quiet(shoal_t sh, const char *call) { return shoal__gpu_quiet(sh, call); }
+static void cuda_ipc_teardown(shoal_t sh)
+{
+    void **opened = sh->tp_state[SHOAL_TRANSPORT_CUDA_IPC];
+    if (opened == NULL) return;
+    shoal__gpu_quiet(sh, "shoal_finalize"); /* no copy may still use a mapping */
+    for (int pe = 0; pe < sh->n_pes; pe++)
+        if (opened[pe] != NULL) {
+            cudaIpcCloseMemHandle(opened[pe]);
+            sh->peer_base[pe] = NULL;
+            sh->gpu->peer_ctrl[pe] = NULL;
+        }
+    cudaGetLastError();
+    free(opened);
+    sh->tp_state[SHOAL_TRANSPORT_CUDA_IPC] = NULL;
+}
 
-const shoal__transport_t shoal__transport_cuda_ipc = {
+const shoal__tp_ops_t shoal__tp_cuda_ipc = {
     .name = "cuda_ipc",
     .id = SHOAL_TRANSPORT_CUDA_IPC,
-    .can_connect = cuda_ipc_can_connect,
-    .put = cuda_ipc_put,
-    .get = cuda_ipc_get,
-    .quiet = cuda_ipc_quiet,
+    .heap_kind = SHOAL_HEAP_GPU,
+    .caps = SHOAL__TP_CAP_MAPPED | SHOAL__TP_CAP_STREAM,
+    .setup = cuda_ipc_setup,
+    .connect = cuda_ipc_connect,
+    .teardown = cuda_ipc_teardown,
+    .put = shoal__gpu_mapped_put,
+    .get = shoal__gpu_mapped_get,
+    .quiet = shoal__gpu_quiet,
+    .put_stream = shoal__gpu_mapped_put_stream,
+    .get_stream = shoal__gpu_mapped_get_stream,
+    .p_stream = shoal__gpu_mapped_p_stream,
+    .quiet_stream = shoal__gpu_quiet_stream,
 };
+#endif

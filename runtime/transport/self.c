@@ -1,38 +1,59 @@
-/* self: the PE's own heap. A plain copy on the host heap; the copy engine
- * (internal stream) on the GPU heap. */
+/* self: the PE's own heap. A plain copy on a host heap; on a GPU heap, the
+ * copy engine (the instance's internal stream, or the caller's stream). */
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "transport.h"
 
-static bool self_can_connect(shoal_t sh, int pe) { return pe == sh->my_pe; }
+static bool self_connect(shoal_t sh, int pe) { return pe == sh->my_pe; }
 
-static int self_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
+static int self_host_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
-    (void)pe;
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_copy(sh, call, sh->heap_base + off, src, n, nbi);
+    (void)call, (void)pe, (void)nbi; /* complete on return */
     memcpy(sh->heap_base + off, src, n);
     return SHOAL_SUCCESS;
 }
 
-static int self_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
+static int self_host_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
-    (void)pe;
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_copy(sh, call, dst, sh->heap_base + off, n, nbi);
+    (void)call, (void)pe, (void)nbi;
     memcpy(dst, sh->heap_base + off, n);
     return SHOAL_SUCCESS;
 }
 
-static int self_quiet(shoal_t sh, const char *call)
+static int self_host_quiet(shoal_t sh, const char *call)
 {
-    if (sh->heap_kind == SHOAL_HEAP_GPU) return shoal__gpu_quiet(sh, call);
+    (void)sh, (void)call;
     return SHOAL_SUCCESS;
 }
 
-const shoal__transport_t shoal__transport_self = {
+const shoal__tp_ops_t shoal__tp_self_host = {
     .name = "self",
     .id = SHOAL_TRANSPORT_SELF,
-    .can_connect = self_can_connect,
-    .put = self_put,
-    .get = self_get,
-    .quiet = self_quiet,
+    .heap_kind = SHOAL_HEAP_HOST,
+    .caps = SHOAL__TP_CAP_MAPPED,
+    .connect = self_connect,
+    .put = self_host_put,
+    .get = self_host_get,
+    .quiet = self_host_quiet,
 };
+
+#if SHOAL_HAVE_CUDA
+#include "shoal_gpu.h"
+
+/* The GPU heap's own bytes go through the same copy paths as a peer's
+ * mapped heap (runtime/gpu.c). */
+const shoal__tp_ops_t shoal__tp_self_gpu = {
+    .name = "self",
+    .id = SHOAL_TRANSPORT_SELF,
+    .heap_kind = SHOAL_HEAP_GPU,
+    .caps = SHOAL__TP_CAP_MAPPED | SHOAL__TP_CAP_STREAM,
+    .connect = self_connect,
+    .put = shoal__gpu_mapped_put,
+    .get = shoal__gpu_mapped_get,
+    .quiet = shoal__gpu_quiet,
+    .put_stream = shoal__gpu_mapped_put_stream,
+    .get_stream = shoal__gpu_mapped_get_stream,
+    .p_stream = shoal__gpu_mapped_p_stream,
+    .quiet_stream = shoal__gpu_quiet_stream,
+};
+#endif

@@ -1,12 +1,12 @@
 /* shm: host heaps of one node. The peer's segment of the node's shared
- * window is mapped here, so a put is a copy into it. */
+ * window (runtime/heap_host.c) is mapped here, so a put is a copy into it. */
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "transport.h"
 
-static bool shm_can_connect(shoal_t sh, int pe)
+static bool shm_connect(shoal_t sh, int pe)
 {
-    return sh->heap_kind == SHOAL_HEAP_HOST && sh->pe_node[pe] == sh->node_id && sh->peer_base[pe] != NULL;
+    return pe != sh->my_pe && sh->pe_node[pe] == sh->node_id && sh->peer_base[pe] != NULL;
 }
 
 static int shm_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
@@ -31,10 +31,12 @@ static int shm_quiet(shoal_t sh, const char *call)
     return SHOAL_SUCCESS;
 }
 
-const shoal__transport_t shoal__transport_shm = {
+const shoal__tp_ops_t shoal__tp_shm = {
     .name = "shm",
     .id = SHOAL_TRANSPORT_SHM,
-    .can_connect = shm_can_connect,
+    .heap_kind = SHOAL_HEAP_HOST,
+    .caps = SHOAL__TP_CAP_MAPPED,
+    .connect = shm_connect,
     .put = shm_put,
     .get = shm_get,
     .quiet = shm_quiet,

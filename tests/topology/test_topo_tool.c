@@ -589,6 +589,25 @@ static void test_options(void)
     check_json(r.out, h200, &no_ipc, -1);
     run_free(&r);
 
+    /* Nodes of 2 PEs (as SHOAL_NODE_SIZE=2): pairs across them take mpi_rma. */
+    r = RUN("--input", h200, "--map", "0,1,0,1", "--node-size", "2");
+    expect_ok(&r, "--node-size 2");
+    CHECK_CONTAINS(r.out, "Transports (4 PEs in nodes of 2, as placed;");
+    CHECK_CONTAINS(r.out, "PE 0 (GPU0) <-> PE 1 (GPU1)  cuda_ipc");
+    CHECK_CONTAINS(r.out, "PE 0 (GPU0) <-> PE 2 (GPU0)  mpi_rma   different nodes (0 and 1)");
+    CHECK_CONTAINS(r.out, "PE 2 (GPU0) <-> PE 3 (GPU1)  cuda_ipc");
+    CHECK_EQ_INT(count(r.out, "mpi_rma   different nodes"), 4);
+    run_free(&r);
+    r = RUN_ENV("SHOAL_NODE_SIZE=1", "--input", h200, "--map", "host,host");
+    expect_ok(&r, "SHOAL_NODE_SIZE=1");
+    CHECK_CONTAINS(r.out, "Transports (2 PEs in nodes of 1, as placed;");
+    CHECK_CONTAINS(r.out, "PE 0 (host) <-> PE 1 (host)  mpi_rma   different nodes (0 and 1)");
+    run_free(&r);
+    r = RUN("--input", h200, "--map", "host,host", "--node-size", "0");
+    expect_ok(&r, "--node-size 0");
+    CHECK_CONTAINS(r.out, "PE 0 (host) <-> PE 1 (host)  shm       same node, host heaps");
+    run_free(&r);
+
     /* Two PEs on GPU 0, one on GPU 1. */
     r = RUN("--input", h200, "--json", "--map", "0,0,1");
     expect_ok(&r, "--map 0,0,1");
@@ -723,6 +742,11 @@ static void test_errors(void)
     expect_fail(RUN("--mpi", "--pes", "2"), "--pes under MPI", "describe a model");
     expect_fail(RUN("--mpi", "--input", fixture("h200x2-nv18.xml")), "--input under MPI", "run without mpiexec");
     expect_fail(RUN("--mpi", "--disable", "shm"), "--disable under MPI", "SHOAL_TRANSPORT_DISABLE instead");
+    expect_fail(RUN("--mpi", "--node-size", "2"), "--node-size under MPI", "describe a model");
+    expect_fail(RUN("--input", fixture("h200x2-nv18.xml"), "--node-size", "-1"), "--node-size -1",
+                "--node-size: '-1' is not 0 or a positive number of PEs");
+    expect_fail(RUN_ENV("SHOAL_NODE_SIZE=two", "--input", fixture("h200x2-nv18.xml")), "SHOAL_NODE_SIZE=two",
+                "SHOAL_NODE_SIZE: 'two' is not 0 or a positive number of PEs");
 
     r = RUN("--help");
     expect_ok(&r, "--help");

@@ -1,0 +1,161 @@
+/* The staging rings (runtime/transport/stage.h): their shared window, the
+ * proxy thread that serves this PE's ring, and the helpers both staged
+ * transports use. CUDA builds only. */
+#if SHOAL_HAVE_CUDA
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stage.h"
+
+void shoal__stage_pause(unsigned *spins)
+{
+    if (++*spins < 1000) return;
+    if (*spins < 5000) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+}
+
+bool shoal__stage_on_device(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+static void *stage_proxy(void *arg)
+{
+    shoal_t sh = arg;
+    struct shoal_stage *st = sh->stage;
+    shoal__stage_ring_t *ring = (shoal__stage_ring_t *)st->mine;
+    char *chunks = st->mine + SHOAL__STAGE_RING_BYTES;
+    uint64_t head = 0;
+    unsigned idle = 0;
+
+    if (cudaSetDevice(st->proxy_device) != cudaSuccess) return NULL;
+    while (!atomic_load_explicit(&st->stop, memory_order_acquire)) {
+        shoal__stage_slot_t *s = &ring->slot[head % SHOAL__STAGE_SLOTS];
+        char *chunk = chunks + (head % SHOAL__STAGE_SLOTS) * SHOAL__STAGE_CHUNK;
+        cudaError_t err;
+        if (atomic_load_explicit(&s->seq, memory_order_acquire) != head ||
+            atomic_load_explicit(&s->state, memory_order_acquire) != SHOAL__SLOT_READY) {
+            shoal__stage_pause(&idle);
+            continue;
+        }
+        idle = 0;
+        if (s->op == SHOAL__STAGE_PUT)
+            err = cudaMemcpy(st->heap + s->off, chunk, s->len, cudaMemcpyHostToDevice);
+        else
+            err = cudaMemcpy(chunk, st->heap + s->off, s->len, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess) cudaGetLastError();
+        if (s->op == SHOAL__STAGE_PUT && err == cudaSuccess) {
+            /* Nobody waits for the bytes: recycle the slot now. */
+            atomic_store_explicit(&s->state, SHOAL__SLOT_EMPTY, memory_order_relaxed);
+            atomic_store_explicit(&s->seq, head + SHOAL__STAGE_SLOTS, memory_order_release);
+        } else {
+            /* A get (or a failure): the origin reads the outcome, then recycles. */
+            atomic_store_explicit(&s->state, err == cudaSuccess ? SHOAL__SLOT_DONE : SHOAL__SLOT_FAILED,
+                                  memory_order_release);
+        }
+        head++;
+    }
+    return NULL;
+}
+
+static void stage_free(shoal_t sh)
+{
+    struct shoal_stage *st = sh->stage;
+
+    if (st->proxy_running) {
+        atomic_store_explicit(&st->stop, 1, memory_order_release);
+        pthread_join(st->proxy, NULL);
+    }
+    for (int r = 0; st->registered != NULL && r < sh->node_size; r++)
+        if (st->registered[r]) cudaHostUnregister(st->ring[r]);
+    cudaGetLastError();
+    if (!sh->broken && st->win != MPI_WIN_NULL) MPI_Win_free(&st->win);
+    free(st->registered);
+    free(st->ring);
+    free(st);
+    sh->stage = NULL;
+}
+
+int shoal__stage_acquire(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    struct shoal_stage *st;
+    int rc = SHOAL_SUCCESS, n_pinned = 0;
+    void *mine = NULL;
+
+    if (sh->stage != NULL) {
+        sh->stage->refs++;
+        return SHOAL_SUCCESS;
+    }
+    st = calloc(1, sizeof(*st));
+    if (st == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    st->win = MPI_WIN_NULL;
+    st->refs = 1;
+    sh->stage = st;
+    st->ring = calloc((size_t)sh->node_size, sizeof(char *));
+    st->registered = calloc((size_t)sh->node_size, sizeof(bool));
+    /* Every PE of the node takes part in the window, even one out of memory. */
+    rc = MPI_Win_allocate_shared(st->ring && st->registered ? (MPI_Aint)SHOAL__STAGE_PE_BYTES : 0, 1, MPI_INFO_NULL,
+                                 sh->node_comm, &mine, &st->win);
+    if (rc != MPI_SUCCESS) {
+        st->win = MPI_WIN_NULL;
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot allocate %zu bytes of staging memory per PE",
+                          (size_t)SHOAL__STAGE_PE_BYTES);
+        goto out;
+    }
+    if (st->ring == NULL || st->registered == NULL) {
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+        goto out;
+    }
+    st->mine = mine;
+    for (int r = 0; r < sh->node_size; r++) {
+        MPI_Aint size;
+        int disp;
+        SHOAL__MPI_CHECK(sh, call, MPI_Win_shared_query(st->win, r, &size, &disp, &st->ring[r]));
+    }
+    {
+        shoal__stage_ring_t *ring = mine;
+        atomic_init(&ring->tail, 0);
+        for (int i = 0; i < SHOAL__STAGE_SLOTS; i++) {
+            atomic_init(&ring->slot[i].seq, (uint64_t)i);
+            atomic_init(&ring->slot[i].state, SHOAL__SLOT_EMPTY);
+        }
+    }
+    for (int r = 0; r < sh->node_size; r++) {
+        /* Pinned for DMA; without it still correct, only slower. */
+        if (cudaHostRegister(st->ring[r], SHOAL__STAGE_PE_BYTES, cudaHostRegisterPortable) == cudaSuccess)
+            st->registered[r] = true, n_pinned++;
+        else
+            cudaGetLastError();
+    }
+    st->heap = sh->heap_base;
+    st->proxy_device = sh->gpu->device;
+    atomic_init(&st->stop, 0);
+    SHOAL__MPI_CHECK(sh, call, MPI_Barrier(sh->node_comm)); /* rings initialized before any claim */
+    if (pthread_create(&st->proxy, NULL, stage_proxy, sh) != 0) {
+        rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call, "cannot start the staging proxy thread");
+        goto out;
+    }
+    st->proxy_running = true;
+    SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "staging rings: %d slots of %zu bytes per PE, %d of %d pinned",
+               SHOAL__STAGE_SLOTS, SHOAL__STAGE_CHUNK, n_pinned, sh->node_size);
+out:
+    return rc; /* on failure the rings stay until release (finalize) */
+}
+
+void shoal__stage_release(shoal_t sh)
+{
+    if (sh->stage != NULL && --sh->stage->refs <= 0) stage_free(sh);
+}
+#endif

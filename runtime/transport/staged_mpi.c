@@ -1,0 +1,302 @@
+/* staged-over-MPI (shown as mpi_rma): GPU heaps of PEs on other nodes.
+ * The target's staging ring (runtime/transport/stage.h), reached over MPI
+ * RMA: the ticket is an MPI fetch-and-add on the target's tail, the slot
+ * words are read and written with MPI atomics, the chunk is moved with
+ * MPI_Put/MPI_Get. The target's proxy serves the slot as for a node peer.
+ * Device memory on this side goes through a pinned bounce chunk. CUDA
+ * builds only.
+ *
+ * Threads: tickets are MPI atomics; the bounce chunk is taken by one
+ * thread at a time; the last put ticket per target only grows. */
+#if SHOAL_HAVE_CUDA
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "stage.h"
+#include "transport.h"
+
+typedef struct staged_mpi_state {
+    MPI_Win win;                /* every PE's ring over sh->comm */
+    char *bounce;               /* pinned host chunk for copies from/to device memory */
+    pthread_mutex_t bounce_lock;
+    _Atomic uint64_t *last;     /* per PE: my highest nbi put ticket to it, + 1 (0: none) */
+} staged_mpi_state_t;
+
+/* Its state sits in the slot of the id the policy knows it by. */
+static staged_mpi_state_t *staged_mpi_state(shoal_t sh) { return sh->tp_state[SHOAL_TRANSPORT_MPI_RMA]; }
+
+
+#define SLOT_DISP(t, field) ((MPI_Aint)(offsetof(shoal__stage_ring_t, slot) + ((t) % SHOAL__STAGE_SLOTS) * sizeof(shoal__stage_slot_t) + \
+                                        offsetof(shoal__stage_slot_t, field)))
+#define CHUNK_DISP(t) ((MPI_Aint)(SHOAL__STAGE_RING_BYTES + ((t) % SHOAL__STAGE_SLOTS) * SHOAL__STAGE_CHUNK))
+
+static int remote_u64(shoal_t sh, const char *call, int pe, MPI_Aint disp, uint64_t *value_p)
+{
+    int rc = SHOAL_SUCCESS;
+    uint64_t dummy = 0;
+    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT64_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
+out:
+    return rc;
+}
+
+static int remote_u32(shoal_t sh, const char *call, int pe, MPI_Aint disp, uint32_t *value_p)
+{
+    int rc = SHOAL_SUCCESS;
+    uint32_t dummy = 0;
+    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT32_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
+out:
+    return rc;
+}
+
+/* Store with an MPI atomic (so that a concurrent atomic read sees all or nothing), then flush. */
+static int remote_set(shoal_t sh, const char *call, int pe, MPI_Aint disp, const void *value, MPI_Datatype type)
+{
+    int rc = SHOAL_SUCCESS;
+    SHOAL__MPI_CHECK(sh, call, MPI_Accumulate(value, 1, type, pe, disp, 1, type, MPI_REPLACE, staged_mpi_state(sh)->win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
+out:
+    return rc;
+}
+
+/* A ticket of pe's ring, once its slot is mine. */
+static int remote_claim(shoal_t sh, const char *call, int pe, uint64_t *t_p)
+{
+    staged_mpi_state_t *st = staged_mpi_state(sh);
+    uint64_t one = 1, t = 0, seq = 0;
+    unsigned spins = 0;
+    int rc = SHOAL_SUCCESS;
+    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(shoal__stage_ring_t, tail), MPI_SUM,
+                                                st->win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->win));
+    for (;;) {
+        SHOAL__CHECK(remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
+        if (seq == t) break;
+        shoal__stage_pause(&spins);
+    }
+    *t_p = t;
+out:
+    return rc;
+}
+
+/* Fill the claimed slot t of pe and mark it ready. */
+static int remote_post(shoal_t sh, const char *call, int pe, uint64_t t, uint32_t op, size_t off, size_t len)
+{
+    staged_mpi_state_t *st = staged_mpi_state(sh);
+    uint64_t words[2] = {off, len};
+    uint32_t ready = SHOAL__SLOT_READY;
+    int rc = SHOAL_SUCCESS;
+    SHOAL__MPI_CHECK(sh, call, MPI_Put(&op, 1, MPI_UINT32_T, pe, SLOT_DISP(t, op), 1, MPI_UINT32_T, st->win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Put(words, 2, MPI_UINT64_T, pe, SLOT_DISP(t, off), 2, MPI_UINT64_T, st->win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->win));
+    SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, state), &ready, MPI_UINT32_T));
+out:
+    return rc;
+}
+
+/* Wait until the proxy of pe served put ticket t. */
+static int remote_wait_put(shoal_t sh, const char *call, int pe, uint64_t t)
+{
+    uint64_t seq = 0;
+    uint32_t state = 0;
+    unsigned spins = 0;
+    int rc = SHOAL_SUCCESS;
+    for (;;) {
+        SHOAL__CHECK(remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
+        if (seq >= t + SHOAL__STAGE_SLOTS) break;
+        SHOAL__CHECK(remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
+        if (seq == t && state == SHOAL__SLOT_FAILED) {
+            uint32_t empty = SHOAL__SLOT_EMPTY;
+            uint64_t next = t + SHOAL__STAGE_SLOTS;
+            remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T);
+            remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T);
+            return shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a put into its GPU heap", pe);
+        }
+        shoal__stage_pause(&spins);
+    }
+out:
+    return rc;
+}
+
+static int staged_mpi_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
+{
+    staged_mpi_state_t *st = staged_mpi_state(sh);
+    const char *s = src;
+    bool on_dev = shoal__stage_on_device(src);
+    uint64_t t = 0, seen;
+    int rc = SHOAL_SUCCESS;
+
+    for (size_t done = 0; done < n; done += SHOAL__STAGE_CHUNK) {
+        size_t len = n - done < SHOAL__STAGE_CHUNK ? n - done : SHOAL__STAGE_CHUNK;
+        int prc = SHOAL_SUCCESS;
+        SHOAL__CHECK(remote_claim(sh, call, pe, &t));
+        if (on_dev) {
+            /* One bounce chunk per PE: one thread at a time, until the data left it. */
+            cudaError_t err;
+            pthread_mutex_lock(&st->bounce_lock);
+            err = cudaMemcpy(st->bounce, s + done, len, cudaMemcpyDeviceToHost);
+            if (err != cudaSuccess) {
+                rc = shoal__cuda_error(sh, call, "cudaMemcpy (to the bounce buffer)", err);
+                len = 0; /* still post the slot, so the ring moves on */
+            }
+            if (len > 0) prc = MPI_Put(st->bounce, (int)len, MPI_BYTE, pe, CHUNK_DISP(t), (int)len, MPI_BYTE, st->win);
+            if (len > 0 && prc == MPI_SUCCESS) prc = MPI_Win_flush(pe, st->win);
+            pthread_mutex_unlock(&st->bounce_lock);
+        } else if (len > 0) {
+            prc = MPI_Put(s + done, (int)len, MPI_BYTE, pe, CHUNK_DISP(t), (int)len, MPI_BYTE, st->win);
+            if (prc == MPI_SUCCESS) prc = MPI_Win_flush(pe, st->win);
+        }
+        if (prc != MPI_SUCCESS) {
+            rc = shoal__mpi_error(sh, call, "MPI_Put (staging chunk)", prc);
+            goto out;
+        }
+        SHOAL__CHECK(remote_post(sh, call, pe, t, SHOAL__STAGE_PUT, off + done, len));
+        if (rc != SHOAL_SUCCESS) goto out;
+    }
+    if (!nbi) return remote_wait_put(sh, call, pe, t);
+    seen = atomic_load_explicit(&st->last[pe], memory_order_relaxed);
+    while (seen < t + 1 &&
+           !atomic_compare_exchange_weak_explicit(&st->last[pe], &seen, t + 1, memory_order_acq_rel, memory_order_relaxed))
+        ;
+out:
+    return rc;
+}
+
+static int staged_mpi_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
+{
+    staged_mpi_state_t *st = staged_mpi_state(sh);
+    char *d = dst;
+    bool on_dev = shoal__stage_on_device(dst);
+    int rc = SHOAL_SUCCESS;
+    (void)nbi; /* complete before returning */
+
+    for (size_t done = 0; done < n; done += SHOAL__STAGE_CHUNK) {
+        size_t len = n - done < SHOAL__STAGE_CHUNK ? n - done : SHOAL__STAGE_CHUNK;
+        uint64_t t = 0, next;
+        uint32_t state = SHOAL__SLOT_READY, empty = SHOAL__SLOT_EMPTY;
+        unsigned spins = 0;
+        SHOAL__CHECK(remote_claim(sh, call, pe, &t));
+        SHOAL__CHECK(remote_post(sh, call, pe, t, SHOAL__STAGE_GET, off + done, len));
+        while (state == SHOAL__SLOT_READY) {
+            SHOAL__CHECK(remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
+            if (state == SHOAL__SLOT_READY) shoal__stage_pause(&spins);
+        }
+        if (state == SHOAL__SLOT_DONE) {
+            int grc;
+            if (on_dev) pthread_mutex_lock(&st->bounce_lock);
+            grc = MPI_Get(on_dev ? (void *)st->bounce : (void *)(d + done), (int)len, MPI_BYTE, pe, CHUNK_DISP(t),
+                          (int)len, MPI_BYTE, st->win);
+            if (grc == MPI_SUCCESS) grc = MPI_Win_flush(pe, st->win);
+            if (grc != MPI_SUCCESS) {
+                rc = shoal__mpi_error(sh, call, "MPI_Get (staging chunk)", grc);
+            } else if (on_dev) {
+                cudaError_t err = cudaMemcpy(d + done, st->bounce, len, cudaMemcpyHostToDevice);
+                if (err != cudaSuccess) rc = shoal__cuda_error(sh, call, "cudaMemcpy (from the bounce buffer)", err);
+            }
+            if (on_dev) pthread_mutex_unlock(&st->bounce_lock);
+        } else {
+            rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a get out of its GPU heap", pe);
+        }
+        next = t + SHOAL__STAGE_SLOTS;
+        SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T));
+        SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T));
+        if (rc != SHOAL_SUCCESS) goto out;
+    }
+out:
+    return rc;
+}
+
+static int staged_mpi_quiet(shoal_t sh, const char *call)
+{
+    staged_mpi_state_t *st = staged_mpi_state(sh);
+    if (st == NULL || st->win == MPI_WIN_NULL) return SHOAL_SUCCESS;
+    for (int pe = 0; pe < sh->n_pes; pe++) {
+        uint64_t t;
+        int rc;
+        if (sh->pe_node[pe] == sh->node_id) continue;
+        t = atomic_exchange_explicit(&st->last[pe], 0, memory_order_acq_rel);
+        if (t == 0) continue;
+        rc = remote_wait_put(sh, call, pe, t - 1);
+        if (rc != SHOAL_SUCCESS) return rc;
+    }
+    return SHOAL_SUCCESS;
+}
+
+/* Collective over sh->comm: where some PE has a peer on another node,
+ * every PE's ring is exposed in one window (each PE is a target). */
+static int staged_mpi_setup(shoal_t sh, bool need)
+{
+    static const char *call = "shoal_init";
+    staged_mpi_state_t *st;
+    int any = need, rc = SHOAL_SUCCESS, failed;
+
+    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, sh->comm));
+    if (!any) return SHOAL_SUCCESS;
+    st = calloc(1, sizeof(*st));
+    if (st != NULL && (st->last = calloc((size_t)sh->n_pes, sizeof(*st->last))) == NULL) {
+        free(st);
+        st = NULL;
+    }
+    if (st != NULL) {
+        st->win = MPI_WIN_NULL;
+        pthread_mutex_init(&st->bounce_lock, NULL);
+        sh->tp_state[SHOAL_TRANSPORT_MPI_RMA] = st;
+    }
+    rc = shoal__stage_acquire(sh); /* collective over the node */
+    failed = rc != SHOAL_SUCCESS || st == NULL;
+    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, sh->comm));
+    if (failed) {
+        if (rc == SHOAL_SUCCESS)
+            rc = st == NULL ? shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory")
+                            : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "another PE could not set up its staging ring");
+        goto out;
+    }
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_create(sh->stage->mine, (MPI_Aint)SHOAL__STAGE_PE_BYTES, 1, MPI_INFO_NULL,
+                                              sh->comm, &st->win));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(st->win, MPI_ERRORS_RETURN));
+    SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, st->win));
+    if (cudaMallocHost((void **)&st->bounce, SHOAL__STAGE_CHUNK) != cudaSuccess) {
+        cudaGetLastError();
+        st->bounce = NULL;
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot allocate %zu bytes of pinned host memory",
+                          SHOAL__STAGE_CHUNK);
+    }
+out:
+    return rc;
+}
+
+static bool staged_mpi_connect(shoal_t sh, int pe)
+{
+    const staged_mpi_state_t *st = staged_mpi_state(sh);
+    return st != NULL && st->win != MPI_WIN_NULL && sh->pe_node[pe] != sh->node_id;
+}
+
+static void staged_mpi_teardown(shoal_t sh)
+{
+    staged_mpi_state_t *st = staged_mpi_state(sh);
+    if (st == NULL) return;
+    if (!sh->broken && st->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(st->win);
+        MPI_Win_free(&st->win);
+    }
+    if (st->bounce != NULL) cudaFreeHost(st->bounce);
+    shoal__stage_release(sh);
+    pthread_mutex_destroy(&st->bounce_lock);
+    free(st->last);
+    free(st);
+    sh->tp_state[SHOAL_TRANSPORT_MPI_RMA] = NULL;
+}
+
+const shoal__tp_ops_t shoal__tp_staged_mpi = {
+    .name = "mpi_rma",
+    .id = SHOAL_TRANSPORT_MPI_RMA,
+    .heap_kind = SHOAL_HEAP_GPU,
+    .setup = staged_mpi_setup,
+    .connect = staged_mpi_connect,
+    .teardown = staged_mpi_teardown,
+    .put = staged_mpi_put,
+    .get = staged_mpi_get,
+    .quiet = staged_mpi_quiet,
+};
+#endif

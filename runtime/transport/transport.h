@@ -1,0 +1,106 @@
+/*
+ * The transport layer: how this PE reaches each peer's heap.
+ *
+ * A transport is one ops table (shoal__tp_ops_t) for one kind of heap: it
+ * owns its whole life, from setup at shoal_init (windows, IPC handles,
+ * staging rings) through the data path to teardown at shoal_finalize. The
+ * registry (transport.c) lists every table once, in the order the topology
+ * policy prefers them; selection asks the policy (topology/policy.c, the
+ * code shoal-topo shows) which transports may join each pair, then takes
+ * the first one that connects. Everything outside runtime/transport/ asks
+ * about a pair through capability flags, never through transport ids.
+ */
+#ifndef SHOAL_TRANSPORT_H
+#define SHOAL_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shoal_internal.h"
+
+/* What a transport can do beyond put, get and quiet. */
+enum {
+    /* The peer's heap is mapped in this process (sh->peer_base[pe]): plain
+     * loads and stores reach it, shoal_ptr returns it, kernels use it. */
+    SHOAL__TP_CAP_MAPPED = 1u << 0,
+    /* put_stream, get_stream, p_stream and quiet_stream run in the order of
+     * a CUDA stream, on the GPU, without the host waiting. */
+    SHOAL__TP_CAP_STREAM = 1u << 1,
+};
+
+/* Offsets are into the target PE's heap; call is the API call on whose
+ * behalf (for messages). nbi: 0 = blocking (returns when src is reusable
+ * or dst filled), 1 = complete at quiet. stream is a cudaStream_t. */
+typedef struct shoal__tp_ops {
+    const char *name;        /* as shoal_pe_transport and shoal-topo show it */
+    shoal_transport_id_t id; /* the policy's name for it; one table per id and heap kind */
+    int heap_kind;           /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU: the heaps it serves */
+    unsigned caps;           /* SHOAL__TP_CAP_* */
+
+    /* Collective over sh->comm, on every PE, in registry order: create what
+     * the transport needs. need: some peer of this PE may take it (the
+     * policy lists it and no earlier transport connected). A transport
+     * that creates MPI objects agrees with the other PEs on whether any
+     * needs it. NULL: nothing to create. */
+    int (*setup)(shoal_t sh, bool need);
+    /* After setup: does this transport reach pe? */
+    bool (*connect)(shoal_t sh, int pe);
+    /* Undo setup; collective frees only unless sh->broken. NULL: nothing. */
+    void (*teardown)(shoal_t sh);
+
+    int (*put)(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi);
+    int (*get)(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
+    /* Complete every operation this PE issued through the transport. Safe
+     * to call from several threads at once. */
+    int (*quiet)(shoal_t sh, const char *call);
+    /* After a barrier: make what peers wrote into this PE's heap through
+     * the transport visible to its loads. NULL: nothing to do. */
+    int (*sync)(shoal_t sh, const char *call);
+
+    /* SHOAL__TP_CAP_STREAM only. p_stream stores a 4- or 8-byte value
+     * (aligned) carried in the stream operation itself. quiet_stream makes
+     * stream wait for what put/get issued with nbi. */
+    int (*put_stream)(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, void *stream);
+    int (*get_stream)(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, void *stream);
+    int (*p_stream)(shoal_t sh, const char *call, int pe, size_t off, const void *value, size_t n, void *stream);
+    int (*quiet_stream)(shoal_t sh, const char *call, void *stream);
+} shoal__tp_ops_t;
+
+/* The tables (runtime/transport/<name>.c). */
+extern SHOAL__HIDDEN const shoal__tp_ops_t shoal__tp_self_host;
+extern SHOAL__HIDDEN const shoal__tp_ops_t shoal__tp_shm;
+extern SHOAL__HIDDEN const shoal__tp_ops_t shoal__tp_mpi_rma;
+#if SHOAL_HAVE_CUDA
+extern SHOAL__HIDDEN const shoal__tp_ops_t shoal__tp_self_gpu;
+extern SHOAL__HIDDEN const shoal__tp_ops_t shoal__tp_cuda_ipc;
+extern SHOAL__HIDDEN const shoal__tp_ops_t shoal__tp_staged;
+extern SHOAL__HIDDEN const shoal__tp_ops_t shoal__tp_staged_mpi;
+#endif
+
+/* Collective, after the heap exists: ask the policy for every pair's
+ * candidates, set the transports up in registry order and give every PE
+ * the first candidate that connects (sh->pe_tp). An error names the pair
+ * that nothing reaches, with the policy's reason. */
+SHOAL__HIDDEN int shoal__transports_setup(shoal_t sh);
+/* Tear down what setup created, in reverse order (before the heap goes). */
+SHOAL__HIDDEN void shoal__transports_teardown(shoal_t sh);
+/* Complete the operations of the transports whose bits (1u << id) are in used. */
+SHOAL__HIDDEN int shoal__transports_quiet(shoal_t sh, const char *call, unsigned used);
+/* The bits of used whose transports lack every one of caps. */
+SHOAL__HIDDEN unsigned shoal__transports_without(shoal_t sh, unsigned used, unsigned caps);
+/* Make stream wait for the operations of the stream-capable transports in used. */
+SHOAL__HIDDEN int shoal__transports_quiet_stream(shoal_t sh, const char *call, unsigned used, void *stream);
+/* After a barrier: every transport's sync. */
+SHOAL__HIDDEN int shoal__transports_sync(shoal_t sh, const char *call);
+/* Is pe in the policy's candidates for this PE's pair with it (setup uses
+ * it to decide which peers to prepare)? */
+SHOAL__HIDDEN bool shoal__tp_candidate(shoal_t sh, int pe, shoal_transport_id_t id);
+
+/* The transport chosen for pe, and what it can do. */
+static inline const shoal__tp_ops_t *shoal__tp(shoal_t sh, int pe) { return sh->pe_tp[pe]; }
+static inline bool shoal__tp_can(shoal_t sh, int pe, unsigned caps)
+{
+    return sh->pe_tp != NULL && (sh->pe_tp[pe]->caps & caps) == caps;
+}
+
+#endif /* SHOAL_TRANSPORT_H */
