@@ -24,7 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo_internal.h"
+#include "topo_error.h"
+#include "topo_model.h"
+#include "topo_nvlink.h"
+#include "topo_pci.h"
 
 int shoal__nvlink_probe_init(shoal__nvlink_probe_t *probe, int n_gpus, int max_switches)
 {

@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo_internal.h"
+#include "topo_error.h"
+#include "topo_model.h"
+#include "topo_nvlink.h"
+#include "topo_nvml.h"
+#include "topo_pci.h"
 
 /* ---------------------------------------------------------------- NVML ABI */
 

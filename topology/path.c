@@ -14,7 +14,8 @@
  *   a CPU-side object: across host bridges, then NODE when both devices are
  *     local to the same NUMA nodes, else SYS.
  */
-#include "topo_internal.h"
+#include "topo_model.h"
+#include "topo_path.h"
 
 /* Lowest object that is a or an ancestor of a, and b or an ancestor of b.
  * (hwloc_get_common_ancestor_obj compares depths, which I/O objects lack.) */

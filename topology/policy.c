@@ -12,7 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "topo_internal.h"
+#include "topo_error.h"
+#include "topo_model.h"
 #include "topo_policy.h"
 
 /* Parallel to shoal_path_t, best first. */

@@ -5,108 +5,24 @@
  * accessors of shoal_topo.h.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* strdup, strcasecmp under -std=c11 */
+#define _GNU_SOURCE /* strdup under -std=c11 */
 #endif
-#include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "topo_internal.h"
+#include "topo_error.h"
+#include "topo_model.h"
+#include "topo_nvlink.h"
+#include "topo_nvml.h"
+#include "topo_path.h"
+#include "topo_pci.h"
+#include "topo_xml.h"
 
-/* The only mutable global of the topology code: one message per thread. */
-static _Thread_local char shoal__topo_errbuf[512];
+/* ---------------------------------------------------------------- sort orders */
 
-int shoal__topo_error(int status, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(shoal__topo_errbuf, sizeof(shoal__topo_errbuf), fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-const char *shoal_topo_last_error(void) { return shoal__topo_errbuf; }
-
-/* ---------------------------------------------------------------- PCI helpers */
-
-int shoal__topo_is_gpu(hwloc_obj_t obj)
-{
-    return obj && obj->type == HWLOC_OBJ_PCI_DEVICE &&
-           obj->attr->pcidev.vendor_id == SHOAL__PCI_VENDOR_NVIDIA &&
-           (obj->attr->pcidev.class_id >> 8) == SHOAL__PCI_BASECLASS_DISPLAY;
-}
-
-int shoal__topo_is_nvswitch(hwloc_obj_t obj)
-{
-    if (!obj || obj->type != HWLOC_OBJ_PCI_DEVICE) return 0;
-    /* hwloc's NVML backend tags the switches it meets; without it, NVIDIA's
-     * "bridge, other" class is what an NVSwitch reports. */
-    if (obj->subtype && strcmp(obj->subtype, "NVSwitch") == 0) return 1;
-    return obj->attr->pcidev.vendor_id == SHOAL__PCI_VENDOR_NVIDIA &&
-           obj->attr->pcidev.class_id == SHOAL__PCI_CLASS_BRIDGE_OTHER;
-}
-
-void shoal__topo_busid(hwloc_obj_t pci, char buf[16])
-{
-    snprintf(buf, 16, "%04x:%02x:%02x.%01x", (unsigned)pci->attr->pcidev.domain,
-             (unsigned)pci->attr->pcidev.bus, (unsigned)pci->attr->pcidev.dev,
-             (unsigned)pci->attr->pcidev.func);
-}
-
-/* Parse one hex field of at most max_digits digits ending at one of stop. */
-static const char *shoal__parse_hex(const char *s, unsigned max_digits, unsigned *v_p)
-{
-    unsigned v = 0, n = 0;
-
-    while (n < max_digits) {
-        char c = s[n];
-        unsigned d;
-        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
-        else break;
-        v = v * 16 + d;
-        n++;
-    }
-    if (n == 0) return NULL;
-    *v_p = v;
-    return s + n;
-}
-
-int shoal__topo_busid_parse(const char *s, unsigned *domain_p, unsigned *bus_p, unsigned *dev_p,
-                            unsigned *func_p)
-{
-    unsigned f[3], func, domain = 0;
-    const char *p = s;
-    int n = 0;
-
-    if (!s) return SHOAL_ERR_INVALID_ARG;
-    /* Up to three colon-separated fields (domain optional: CUDA writes 4
-     * domain digits, NVML 8), then ".function". */
-    for (;;) {
-        p = shoal__parse_hex(p, 8, &f[n]);
-        if (!p) return SHOAL_ERR_INVALID_ARG;
-        n++;
-        if (*p != ':' || n == 3) break;
-        p++;
-    }
-    if (n < 2 || *p != '.') return SHOAL_ERR_INVALID_ARG;
-    p = shoal__parse_hex(p + 1, 1, &func);
-    if (!p || *p != '\0') return SHOAL_ERR_INVALID_ARG;
-    if (n == 3) domain = f[0];
-    if (f[n - 2] > 0xff || f[n - 1] > 0x1f || func > 7) return SHOAL_ERR_INVALID_ARG;
-    *domain_p = domain;
-    *bus_p = f[n - 2];
-    *dev_p = f[n - 1];
-    *func_p = func;
-    return SHOAL_SUCCESS;
-}
-
+/* PCI address order: domain, bus, device, function. */
 static int shoal__pci_cmp(hwloc_obj_t a, hwloc_obj_t b)
 {
     const struct hwloc_pcidev_attr_s *x = &a->attr->pcidev, *y = &b->attr->pcidev;
