@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "shoal_env.h"
 
 #define FUZZ_ASSERT(cond)                                                                \
     do {                                                                                 \

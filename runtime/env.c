@@ -1,4 +1,9 @@
-/* The environment table: parsing, defaults, shoal_config_init, print-all. */
+/*
+ * The environment, from the table of runtime/shoal_env.h: parsing and
+ * validation, shoal_config_init, the settings shoal_init keeps, the INFO
+ * lines of where each config field came from, shoal_env_print and the
+ * Markdown of README.md's table.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -11,28 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "shoal_internal.h"
-
-typedef struct shoal__env_var {
-    const char *name; /* without the SHOAL_ prefix */
-    int type;
-    const char *def;
-    const char *doc;
-} shoal__env_var_t;
-
-static const shoal__env_var_t shoal__env_vars[] = {
-#define SHOAL__ENV_ROW(name, type, def, doc) {#name, SHOAL__ENV_##type, def, doc},
-    SHOAL_ENV_TABLE(SHOAL__ENV_ROW)
-#undef SHOAL__ENV_ROW
-};
-#define SHOAL__N_ENV (sizeof(shoal__env_vars) / sizeof(shoal__env_vars[0]))
-
-static const shoal__env_var_t *shoal__env_find(const char *name)
-{
-    for (size_t i = 0; i < SHOAL__N_ENV; i++)
-        if (strcmp(shoal__env_vars[i].name, name) == 0) return &shoal__env_vars[i];
-    return NULL;
-}
+#include "shoal_env.h"
 
 /* Skip leading and trailing blanks (isspace): " 64k " is as good as "64k". NULL
  * when the rest does not fit in buf: a value cut short could parse as
@@ -46,27 +30,6 @@ static const char *shoal__trim(const char *s, char *buf, size_t len)
     n = strlen(buf);
     while (n > 0 && isspace((unsigned char)buf[n - 1])) buf[--n] = '\0';
     return buf;
-}
-
-/* The variable's value without surrounding blanks; its default when unset
- * or empty. A value too long to trim comes back as it is, for the parser
- * to refuse. */
-const char *shoal__env_str(const char *name)
-{
-    static _Thread_local char bufs[4][256];
-    static _Thread_local unsigned next;
-    char full[64];
-    const char *v;
-    const shoal__env_var_t *var = shoal__env_find(name);
-
-    snprintf(full, sizeof(full), "SHOAL_%s", name);
-    v = getenv(full);
-    if (v != NULL) {
-        const char *t = shoal__trim(v, bufs[next++ % 4], sizeof(bufs[0]));
-        if (t == NULL) return v;
-        if (*t != '\0') return t;
-    }
-    return var ? var->def : "";
 }
 
 int shoal__parse_size(const char *s, size_t *value_p)
@@ -150,41 +113,6 @@ int shoal__parse_double(const char *s, double *value_p)
     return SHOAL_SUCCESS;
 }
 
-/* Which variables the last shoal_config_init of this thread found invalid,
- * and what each expects: shoal_env_print marks them. */
-static _Thread_local char shoal__env_expect[SHOAL__N_ENV][96];
-
-/* Record the first invalid variable in cfg->env_error, and every one in
- * shoal__env_expect. */
-static void shoal__env_bad(shoal_config_t *cfg, const char *name, const char *value, const char *expect)
-{
-    const shoal__env_var_t *var = shoal__env_find(name);
-    if (var != NULL) snprintf(shoal__env_expect[var - shoal__env_vars], sizeof(shoal__env_expect[0]), "%s", expect);
-    if (cfg->env_error[0] != '\0') return;
-    /* A long value is cut, so that the name and what is expected show. */
-    snprintf(cfg->env_error, sizeof(cfg->env_error), "SHOAL_%s=%.64s%s is invalid: expected %s", name, value,
-             strlen(value) > 64 ? "..." : "", expect);
-}
-
-/* SHOAL_DEBUG_SUBSYS: ALL, or a comma list of subsystem names. */
-static bool shoal__subsys_valid(const char *s)
-{
-    char buf[256], *save = NULL, *tok;
-    int n = 0;
-
-    if (s[0] == '\0' || strcasecmp(s, "ALL") == 0) return true;
-    if (strlen(s) >= sizeof(buf)) return false;
-    snprintf(buf, sizeof(buf), "%s", s);
-    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save), n++) {
-        bool known = false;
-#define SHOAL__SUB_KNOWN(name, bit) known = known || strcasecmp(tok, #name) == 0;
-        SHOAL__SUBSYS_MAP(SHOAL__SUB_KNOWN)
-#undef SHOAL__SUB_KNOWN
-        if (!known) return false;
-    }
-    return n > 0;
-}
-
 /* y/yes/1/on -> 1, n/no/0/off -> 0, else -1. */
 static int shoal__parse_bool(const char *s)
 {
@@ -194,6 +122,252 @@ static int shoal__parse_bool(const char *s)
         if (strcasecmp(s, no[i]) == 0) return 0;
     }
     return -1;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+/* Parsers of rows with SHOAL__ENV_PARSER: v into dest (size bytes), or
+ * SHOAL_ERR_ENV, with what was wrong in why when the row's EXPECT does not
+ * say it. v is "" when the variable is unset and has no default. */
+typedef int shoal__env_parser_t(const char *v, void *dest, size_t size, char *why, size_t why_len);
+
+/* SHOAL_TRANSPORT_DISABLE: topology's parser says what is wrong. */
+static int shoal__env_parse_disable(const char *v, void *dest, size_t size, char *why, size_t why_len)
+{
+    unsigned mask;
+    (void)size;
+    if (shoal_topo_parse_disable(v, &mask) != SHOAL_SUCCESS) {
+        snprintf(why, why_len, "%s", shoal_topo_last_error());
+        return SHOAL_ERR_ENV;
+    }
+    *(unsigned *)dest = mask;
+    return SHOAL_SUCCESS;
+}
+
+/* A file that can be read, or unset. */
+static int shoal__env_parse_readable(const char *v, void *dest, size_t size, char *why, size_t why_len)
+{
+    (void)why, (void)why_len;
+    if ((v[0] != '\0' && access(v, R_OK) != 0) || strlen(v) >= size) return SHOAL_ERR_ENV;
+    memcpy(dest, v, strlen(v) + 1);
+    return SHOAL_SUCCESS;
+}
+
+static int shoal__env_parse_fault(const char *v, void *dest, size_t size, char *why, size_t why_len)
+{
+    shoal__env_fault_t f;
+    (void)why, (void)why_len;
+    if (size != sizeof(f) || shoal__parse_fault(v, &f.pe, &f.count) != SHOAL_SUCCESS) return SHOAL_ERR_ENV;
+    memcpy(dest, &f, sizeof(f));
+    return SHOAL_SUCCESS;
+}
+
+typedef struct shoal__env_row {
+    const char *name; /* without the SHOAL_ prefix */
+    shoal__env_kind_t kind;
+    const char *def;
+    double lo, hi;                  /* SIZE, INT, DOUBLE */
+    const shoal__env_name_t *names; /* ENUM, LIST: ends with a NULL name */
+    shoal__env_parser_t *parse;     /* instead of the kind's parser */
+    const char *field;              /* "cfg.heap_size", "p2p_level" */
+    size_t off, size;               /* of the field in shoal__settings_t */
+    const char *expect, *doc;
+} shoal__env_row_t;
+
+#define SHOAL__ENV_RANGE(lo_, hi_) .lo = (double)(lo_), .hi = (double)(hi_)
+#define SHOAL__ENV_NAMES(...) .names = (const shoal__env_name_t[]){__VA_ARGS__, {NULL, 0}}
+#define SHOAL__ENV_PARSER(fn) .parse = (fn)
+#define SHOAL__ENV_ANY .parse = NULL
+
+static const shoal__env_row_t shoal__env_rows[] = {
+#define SHOAL__ENV_ROW(name_, kind_, def_, values_, field_, expect_, doc_)                                        \
+    [SHOAL__ENV_##name_] = {.name = #name_, .kind = SHOAL__ENV_KIND_##kind_, .def = def_, values_,               \
+                            .field = #field_, .off = offsetof(shoal__settings_t, field_),                        \
+                            .size = sizeof(((shoal__settings_t *)0)->field_), .expect = expect_, .doc = doc_},
+    SHOAL_ENV_TABLE(SHOAL__ENV_ROW)
+#undef SHOAL__ENV_ROW
+};
+
+/* Each row's field has the type of its kind (a STRING's parser may fill
+ * a field of its own). */
+#define SHOAL__ENV_TYPE_SIZE(f) _Generic((f), size_t: 1, default: 0)
+#define SHOAL__ENV_TYPE_INT(f) _Generic((f), int: 1, default: 0)
+#define SHOAL__ENV_TYPE_DOUBLE(f) _Generic((f), double: 1, default: 0)
+#define SHOAL__ENV_TYPE_ENUM(f) _Generic((f), int: 1, default: 0)
+#define SHOAL__ENV_TYPE_LIST(f) _Generic((f), unsigned: 1, default: 0)
+#define SHOAL__ENV_TYPE_STRING(f) 1
+#define SHOAL__ENV_TYPE_BOOL(f) _Generic((f), bool: 1, default: 0)
+#define SHOAL__ENV_TYPE_CHECK(name_, kind_, def_, values_, field_, expect_, doc_)                                 \
+    _Static_assert(SHOAL__ENV_TYPE_##kind_(((shoal__settings_t *)0)->field_),                                    \
+                   "SHOAL_" #name_ ": shoal__settings_t." #field_ " is not of the type of a " #kind_);
+SHOAL_ENV_TABLE(SHOAL__ENV_TYPE_CHECK)
+#undef SHOAL__ENV_TYPE_CHECK
+
+static const shoal__env_row_t *shoal__env_find(const char *name)
+{
+    for (size_t i = 0; i < SHOAL__ENV_COUNT; i++)
+        if (strcmp(shoal__env_rows[i].name, name) == 0) return &shoal__env_rows[i];
+    return NULL;
+}
+
+/* A field of shoal_config_t: its name, else NULL. */
+static const char *shoal__env_cfg_field(const shoal__env_row_t *row)
+{
+    return strncmp(row->field, "cfg.", 4) == 0 ? row->field + 4 : NULL;
+}
+
+/* The variable's value as set (NULL: unset). */
+static const char *shoal__env_raw(shoal__env_key_t key)
+{
+    char full[64];
+    snprintf(full, sizeof(full), "SHOAL_%s", shoal__env_rows[key].name);
+    return getenv(full);
+}
+
+/* The variable's value without surrounding blanks; its default when unset
+ * or blank. A value too long to trim comes back as it is, for the parser
+ * to refuse. */
+const char *shoal__env_value(shoal__env_key_t key)
+{
+    static _Thread_local char bufs[4][256];
+    static _Thread_local unsigned next;
+    const char *v = shoal__env_raw(key);
+
+    if (v != NULL) {
+        const char *t = shoal__trim(v, bufs[next++ % 4], sizeof(bufs[0]));
+        if (t == NULL) return v;
+        if (*t != '\0') return t;
+    }
+    return shoal__env_rows[key].def;
+}
+
+bool shoal__env_is_set(shoal__env_key_t key)
+{
+    const char *v = shoal__env_raw(key);
+    if (v == NULL) return false;
+    while (isspace((unsigned char)*v)) v++;
+    return *v != '\0';
+}
+
+/* name in names (case ignored): its entry, else NULL. */
+static const shoal__env_name_t *shoal__env_name(const shoal__env_name_t *names, const char *name)
+{
+    for (; names->name != NULL; names++)
+        if (strcasecmp(names->name, name) == 0) return names;
+    return NULL;
+}
+
+/* v (not NULL) into the row's field of s, which is left alone on error. */
+static int shoal__env_parse_row(const shoal__env_row_t *row, const char *v, shoal__settings_t *s, char *why,
+                                size_t why_len)
+{
+    void *dest = (char *)s + row->off;
+
+    if (row->parse != NULL) return row->parse(v, dest, row->size, why, why_len);
+    if (v[0] == '\0') { /* unset, no default */
+        memset(dest, 0, row->size);
+        return SHOAL_SUCCESS;
+    }
+    switch (row->kind) {
+    case SHOAL__ENV_KIND_SIZE: {
+        size_t x;
+        if (shoal__parse_size(v, &x) != SHOAL_SUCCESS || (double)x < row->lo || (double)x > row->hi) break;
+        *(size_t *)dest = x;
+        return SHOAL_SUCCESS;
+    }
+    case SHOAL__ENV_KIND_INT: {
+        long x;
+        if (shoal__parse_int(v, &x) != SHOAL_SUCCESS || (double)x < row->lo || (double)x > row->hi) break;
+        *(int *)dest = (int)x;
+        return SHOAL_SUCCESS;
+    }
+    case SHOAL__ENV_KIND_DOUBLE: {
+        double x;
+        if (shoal__parse_double(v, &x) != SHOAL_SUCCESS || x < row->lo || x > row->hi) break;
+        *(double *)dest = x;
+        return SHOAL_SUCCESS;
+    }
+    case SHOAL__ENV_KIND_ENUM: {
+        const shoal__env_name_t *n = shoal__env_name(row->names, v);
+        if (n == NULL) break;
+        *(int *)dest = (int)n->value;
+        return SHOAL_SUCCESS;
+    }
+    case SHOAL__ENV_KIND_LIST: {
+        char buf[256], *save = NULL, *tok;
+        unsigned mask = 0;
+        int n = 0;
+        if (strlen(v) >= sizeof(buf)) break;
+        snprintf(buf, sizeof(buf), "%s", v);
+        for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save), n++) {
+            const shoal__env_name_t *name = shoal__env_name(row->names, tok);
+            if (name == NULL) break;
+            mask |= (unsigned)name->value;
+        }
+        if (tok != NULL || n == 0) break;
+        *(unsigned *)dest = mask;
+        return SHOAL_SUCCESS;
+    }
+    case SHOAL__ENV_KIND_STRING:
+        if (strlen(v) >= row->size) break;
+        memcpy(dest, v, strlen(v) + 1);
+        return SHOAL_SUCCESS;
+    case SHOAL__ENV_KIND_BOOL: {
+        int b = shoal__parse_bool(v);
+        if (b < 0) break;
+        *(bool *)dest = b;
+        return SHOAL_SUCCESS;
+    }
+    }
+    return SHOAL_ERR_ENV;
+}
+
+/* What a valid value of the row looks like, into buf. */
+static const char *shoal__env_expect_text(const shoal__env_row_t *row, char *buf, size_t len)
+{
+    size_t n = 0, count = 0;
+
+    if (row->expect != NULL) return row->expect;
+    if (row->kind == SHOAL__ENV_KIND_BOOL) return "y or n (yes/no, 1/0, on/off, true/false)";
+    if (row->names == NULL) return "a valid value";
+    while (row->names[count].name != NULL) count++;
+    buf[0] = '\0';
+    for (size_t i = 0; i < count && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : i + 1 == count ? " or " : ", ",
+                              row->names[i].name);
+    if (row->def[0] == '\0' && n < len) snprintf(buf + n, len - n, " (or unset)");
+    return buf;
+}
+
+/* Which variables the last shoal__env_load of this thread found invalid,
+ * and what each expects: shoal_env_print marks them. */
+static _Thread_local char shoal__env_expect[SHOAL__ENV_COUNT][96];
+
+int shoal__env_load(shoal__settings_t *s)
+{
+    memset(s, 0, sizeof(*s));
+    memset(shoal__env_expect, 0, sizeof(shoal__env_expect));
+    for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
+        const shoal__env_row_t *row = &shoal__env_rows[i];
+        const char *v = shoal__env_value((shoal__env_key_t)i);
+        char why[160] = "", text[96];
+        const char *expect;
+
+        /* The default first (tests/unit/test_env_unit.c: each is valid), so
+         * that an invalid value leaves it. */
+        shoal__env_parse_row(row, row->def, s, why, sizeof(why));
+        if (v == row->def || shoal__env_parse_row(row, v, s, why, sizeof(why)) == SHOAL_SUCCESS) continue;
+        expect = why[0] != '\0' ? why : shoal__env_expect_text(row, text, sizeof(text));
+        snprintf(shoal__env_expect[i], sizeof(shoal__env_expect[0]), "%s", expect);
+        /* A long value is cut, so that the name and what is expected show. */
+        if (s->cfg.env_error[0] == '\0')
+            snprintf(s->cfg.env_error, sizeof(s->cfg.env_error), "SHOAL_%s=%.64s%s is invalid: expected %s",
+                     row->name, v, strlen(v) > 64 ? "..." : "", expect);
+        if (s->error[0] == '\0' && shoal__env_cfg_field(row) == NULL)
+            snprintf(s->error, sizeof(s->error), "SHOAL_%s=%.64s%s is invalid: expected %s", row->name, v,
+                     strlen(v) > 64 ? "..." : "", expect);
+    }
+    return s->cfg.env_error[0] != '\0' ? SHOAL_ERR_ENV : SHOAL_SUCCESS;
 }
 
 /* Edits (insert, delete, replace one character, case ignored) from a to b;
@@ -226,7 +400,10 @@ static pthread_once_t shoal__env_unknown_once = PTHREAD_ONCE_INIT;
  * SHOAL_WARN_UNKNOWN_ENV says n. */
 static void shoal__env_report_unknown(void)
 {
-    if (shoal__parse_bool(shoal__env_str("WARN_UNKNOWN_ENV")) == 0) return;
+    shoal__settings_t set;
+
+    shoal__env_load(&set);
+    if (!set.warn_unknown) return;
     for (char **e = environ; e != NULL && *e != NULL; e++) {
         const char *eq = strchr(*e, '='), *best = NULL;
         size_t len = eq ? (size_t)(eq - *e) : strlen(*e), best_d = SIZE_MAX;
@@ -245,9 +422,9 @@ static void shoal__env_report_unknown(void)
         if (shoal__env_find(name) != NULL) continue;
         for (char *c = name; *c; c++) /* one line, whatever the name holds */
             if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-        for (size_t i = 0; i < SHOAL__N_ENV; i++) {
-            size_t d = shoal__edit_distance(name, shoal__env_vars[i].name);
-            if (d < best_d) best_d = d, best = shoal__env_vars[i].name;
+        for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
+            size_t d = shoal__edit_distance(name, shoal__env_rows[i].name);
+            if (d < best_d) best_d = d, best = shoal__env_rows[i].name;
         }
         /* Close enough to be a slip: a third of the name, at least 2. */
         if (best != NULL && best_d <= (strlen(best) / 3 > 2 ? strlen(best) / 3 : 2))
@@ -259,94 +436,103 @@ static void shoal__env_report_unknown(void)
     }
 }
 
+/* INFO: each variable set to other than its default. */
+static void shoal__env_log_set(void)
+{
+    for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
+        const shoal__env_row_t *row = &shoal__env_rows[i];
+        const char *v = shoal__env_value((shoal__env_key_t)i);
+        if (v[0] != '\0' && strcmp(v, row->def) != 0)
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "SHOAL_%s=%s (default %s)", row->name, v,
+                       row->def[0] ? row->def : "unset");
+    }
+}
+
 void shoal_config_init(shoal_config_t *cfg)
 {
-    const char *v;
-    size_t sz;
-    long l;
-    double d;
+    shoal__settings_t s;
 
     pthread_once(&shoal__env_unknown_once, shoal__env_report_unknown);
     if (cfg == NULL) return;
-    memset(cfg, 0, sizeof(*cfg));
-    memset(shoal__env_expect, 0, sizeof(shoal__env_expect));
-    shoal__parse_size(shoal__env_find("HEAP_SIZE")->def, &cfg->heap_size);
-    cfg->heap_kind = SHOAL_HEAP_AUTO;
-    cfg->cuda_device = -1;
-    cfg->node_size = 0;
-    cfg->check = SHOAL_CHECK_BASIC;
-    shoal__parse_double(shoal__env_find("TIMEOUT")->def, &cfg->timeout);
+    shoal__env_load(&s);
+    shoal__env_log_set();
+    *cfg = s.cfg;
+}
 
-    v = shoal__env_str("HEAP_SIZE");
-    if (shoal__parse_size(v, &sz) != 0 || sz == 0 || sz > SHOAL__HEAP_MAX)
-        shoal__env_bad(cfg, "HEAP_SIZE", v, "a positive size such as 512m or 2g, at most 256t");
-    else
-        cfg->heap_size = sz;
+void shoal__env_for_init(shoal_t sh, const shoal_config_t *cfg, shoal__settings_t *s)
+{
+    pthread_once(&shoal__env_unknown_once, shoal__env_report_unknown);
+    shoal__env_load(s);
+    shoal__env_log_set();
+    for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
+        const shoal__env_row_t *row = &shoal__env_rows[i];
+        const char *field = shoal__env_cfg_field(row);
+        const void *mine, *env;
+        char value[32], var[64];
+        bool code, set;
 
-    v = shoal__env_str("HEAP_KIND");
-    if (strcasecmp(v, "auto") == 0) cfg->heap_kind = SHOAL_HEAP_AUTO;
-    else if (strcasecmp(v, "host") == 0) cfg->heap_kind = SHOAL_HEAP_HOST;
-    else if (strcasecmp(v, "gpu") == 0) cfg->heap_kind = SHOAL_HEAP_GPU;
-    else shoal__env_bad(cfg, "HEAP_KIND", v, "auto, host or gpu");
-
-    v = shoal__env_str("CUDA_DEVICE");
-    if (shoal__parse_int(v, &l) != 0 || l < -1 || l > 1024) shoal__env_bad(cfg, "CUDA_DEVICE", v, "-1 or a device number");
-    else cfg->cuda_device = (int)l;
-
-    v = shoal__env_str("NODE_SIZE");
-    if (shoal__parse_int(v, &l) != 0 || l < 0 || l > (1L << 30)) shoal__env_bad(cfg, "NODE_SIZE", v, "0 or a positive number of ranks");
-    else cfg->node_size = (int)l;
-
-    v = shoal__env_str("CHECK");
-    if (strcasecmp(v, "off") == 0) cfg->check = SHOAL_CHECK_OFF;
-    else if (strcasecmp(v, "basic") == 0) cfg->check = SHOAL_CHECK_BASIC;
-    else if (strcasecmp(v, "full") == 0) cfg->check = SHOAL_CHECK_FULL;
-    else shoal__env_bad(cfg, "CHECK", v, "off, basic or full");
-
-    v = shoal__env_str("WAIT");
-    if (strcasecmp(v, "auto") == 0) cfg->wait = SHOAL_WAIT_AUTO;
-    else if (strcasecmp(v, "spin") == 0) cfg->wait = SHOAL_WAIT_SPIN;
-    else if (strcasecmp(v, "sleep") == 0) cfg->wait = SHOAL_WAIT_SLEEP;
-    else shoal__env_bad(cfg, "WAIT", v, "auto, spin or sleep");
-
-    v = shoal__env_str("TIMEOUT");
-    if (shoal__parse_double(v, &d) != 0 || d < 0) shoal__env_bad(cfg, "TIMEOUT", v, "a number of seconds >= 0");
-    else cfg->timeout = d;
-
-    v = shoal__env_str("DEBUG");
-    if (v[0] != '\0' && strcasecmp(v, "WARN") != 0 && strcasecmp(v, "INFO") != 0 && strcasecmp(v, "TRACE") != 0)
-        shoal__env_bad(cfg, "DEBUG", v, "WARN, INFO or TRACE (or unset)");
-    v = shoal__env_str("DEBUG_SUBSYS");
-    if (!shoal__subsys_valid(v)) shoal__env_bad(cfg, "DEBUG_SUBSYS", v, "ALL or a list of INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV");
-    {
-        int fpe, fcount;
-        v = shoal__env_str("FAULT");
-        if (shoal__parse_fault(v, &fpe, &fcount) != SHOAL_SUCCESS)
-            shoal__env_bad(cfg, "FAULT", v, "quiet:PE or quiet:PE:N (a testing aid), or unset");
+        if (field == NULL) continue;
+        mine = (const char *)cfg + (row->off - offsetof(shoal__settings_t, cfg));
+        env = (const char *)s + row->off;
+        switch (row->kind) {
+        case SHOAL__ENV_KIND_SIZE:
+            code = *(const size_t *)mine != *(const size_t *)env;
+            snprintf(value, sizeof(value), "%zu", *(const size_t *)mine);
+            break;
+        case SHOAL__ENV_KIND_INT:
+            code = *(const int *)mine != *(const int *)env;
+            snprintf(value, sizeof(value), "%d", *(const int *)mine);
+            break;
+        case SHOAL__ENV_KIND_DOUBLE:
+            code = *(const double *)mine != *(const double *)env;
+            snprintf(value, sizeof(value), "%g", *(const double *)mine);
+            break;
+        case SHOAL__ENV_KIND_ENUM: {
+            const shoal__env_name_t *n = row->names;
+            while (n->name != NULL && n->value != *(const int *)mine) n++;
+            code = *(const int *)mine != *(const int *)env;
+            snprintf(value, sizeof(value), "%s", n->name ? n->name : "?");
+            break;
+        }
+        default: /* no config field is of another kind */
+            continue;
+        }
+        set = shoal__env_is_set((shoal__env_key_t)i);
+        if (i == SHOAL__ENV_HEAP_SIZE) {
+            sh->heap_size_from_code = code;
+            sh->heap_size_var_set = set;
+        }
+        snprintf(var, sizeof(var), "SHOAL_%s", row->name);
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "config %s = %s from %s%s%s", field, value,
+                   code ? "the program" : set ? var : "the default", code && set ? ", which overrides " : "",
+                   code && set ? var : "");
     }
-    v = shoal__env_str("WARN_UNKNOWN_ENV");
-    if (shoal__parse_bool(v) < 0) shoal__env_bad(cfg, "WARN_UNKNOWN_ENV", v, "y or n (yes/no, 1/0, on/off, true/false)");
-    v = shoal__env_str("TOPO_FILE");
-    if (v[0] != '\0' && access(v, R_OK) != 0) shoal__env_bad(cfg, "TOPO_FILE", v, "a readable hwloc XML file");
+}
 
-    for (size_t i = 0; i < SHOAL__N_ENV; i++) {
-        v = shoal__env_str(shoal__env_vars[i].name);
-        if (v[0] != '\0' && strcmp(v, shoal__env_vars[i].def) != 0)
-            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "SHOAL_%s=%s (default %s)", shoal__env_vars[i].name, v,
-                       shoal__env_vars[i].def[0] ? shoal__env_vars[i].def : "unset");
-    }
+/* A doc as plain text: without its backquotes, in lines of at most 78
+ * columns indented by 4. */
+static void shoal__env_print_doc(FILE *out, const char *doc)
+{
+    size_t col = 0;
 
-    /* Parsed again at init; checked here so that one place reports every bad value. */
-    {
-        unsigned mask;
-        shoal_path_t level;
-        v = shoal__env_str("TRANSPORT_DISABLE");
-        if (shoal_topo_parse_disable(v, &mask) != SHOAL_SUCCESS)
-            shoal__env_bad(cfg, "TRANSPORT_DISABLE", v, shoal_topo_last_error());
-        v = shoal__env_str("P2P_LEVEL");
-        if (shoal_topo_parse_p2p_level(v, &level) != SHOAL_SUCCESS)
-            shoal__env_bad(cfg, "P2P_LEVEL", v, "NVL, PIX, PXB, PHB, NODE or SYS");
+    while (*doc != '\0') {
+        const char *word;
+        size_t len = 0, n;
+        while (*doc == ' ') doc++;
+        word = doc;
+        while (*doc != '\0' && *doc != ' ') len += *doc++ != '`';
+        if (len == 0) continue;
+        if (col > 0 && col + 1 + len > 78) {
+            fputc('\n', out);
+            col = 0;
+        }
+        fputs(col == 0 ? "    " : " ", out);
+        col += col == 0 ? 4 : 1;
+        for (n = 0; word + n < doc; n++)
+            if (word[n] != '`') fputc(word[n], out);
+        col += len;
     }
+    fputc('\n', out);
 }
 
 void shoal_env_print(FILE *out)
@@ -355,13 +541,12 @@ void shoal_env_print(FILE *out)
 
     if (out == NULL) out = stdout;
     shoal_config_init(&cfg); /* marks the invalid values */
-    for (size_t i = 0; i < SHOAL__N_ENV; i++) {
-        const shoal__env_var_t *var = &shoal__env_vars[i];
+    for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
+        const shoal__env_row_t *row = &shoal__env_rows[i];
         char full[64], shown[96];
-        const char *set, *def = var->def[0] ? var->def : "unset";
+        const char *set = shoal__env_raw((shoal__env_key_t)i), *def = row->def[0] ? row->def : "unset";
         size_t n = 0;
-        snprintf(full, sizeof(full), "SHOAL_%s", var->name);
-        set = getenv(full);
+        snprintf(full, sizeof(full), "SHOAL_%s", row->name);
         if (set && *set) {
             /* As set, with control characters shown as '?' and cut short:
              * one line per variable whatever the value. */
@@ -369,12 +554,23 @@ void shoal_env_print(FILE *out)
                 shown[n] = (unsigned char)set[n] < 0x20 || set[n] == 0x7f ? '?' : set[n];
             snprintf(shown + n, sizeof(shown) - n, "%s", set[n] ? "..." : "");
             if (shoal__env_expect[i][0] != '\0')
-                fprintf(out, "%-26s %-10s (set, INVALID: expected %s; shoal_init fails; default %s)\n    %s\n", full,
-                        shown, shoal__env_expect[i], def, var->doc);
+                fprintf(out, "%-26s %-10s (set, INVALID: expected %s; shoal_init fails; default %s)\n", full, shown,
+                        shoal__env_expect[i], def);
             else
-                fprintf(out, "%-26s %-10s (set; default %s)\n    %s\n", full, shown, def, var->doc);
+                fprintf(out, "%-26s %-10s (set; default %s)\n", full, shown, def);
         } else {
-            fprintf(out, "%-26s %-10s (default)\n    %s\n", full, var->def[0] ? var->def : "(unset)", var->doc);
+            fprintf(out, "%-26s %-10s (default)\n", full, row->def[0] ? row->def : "(unset)");
         }
+        shoal__env_print_doc(out, row->doc);
+    }
+}
+
+void shoal__env_markdown(FILE *out)
+{
+    fprintf(out, "| variable | default | meaning |\n|---|---|---|\n");
+    for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
+        const shoal__env_row_t *row = &shoal__env_rows[i];
+        fprintf(out, "| `SHOAL_%s` |%s%s%s| %s |\n", row->name, row->def[0] ? " `" : " ", row->def,
+                row->def[0] ? "` " : "", row->doc);
     }
 }

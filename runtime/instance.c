@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "shoal_check.h"
+#include "shoal_env.h"
 #include "transport/transport.h"
 
 /* Every instance ever created stays on this list: a finalized handle keeps
@@ -340,46 +341,6 @@ const char *shoal__heap_size_knob(shoal_t sh)
                                  : "the heap_size field of shoal_config_t (set by the program)";
 }
 
-/* Where each setting of cfg came from: the program (a field it set after
- * shoal_config_init, which wins over the variable), a SHOAL_* variable, or
- * the default. Logged at INFO; the heap size's source is kept for the
- * messages that suggest changing it. */
-static void shoal__config_sources(shoal_t sh, const shoal_config_t *cfg)
-{
-    shoal_config_t env;
-    static const struct {
-        const char *field, *var;
-    } rows[] = {{"heap_size", "HEAP_SIZE"}, {"heap_kind", "HEAP_KIND"}, {"cuda_device", "CUDA_DEVICE"},
-                {"node_size", "NODE_SIZE"}, {"check", "CHECK"},         {"timeout", "TIMEOUT"},
-                {"wait", "WAIT"}};
-    static const char *const kinds[] = {"auto", "host", "gpu"}, *const checks[] = {"off", "basic", "full"},
-                             *const waits[] = {"auto", "spin", "sleep"};
-    bool code[7];
-    char value[7][32];
-
-    shoal_config_init(&env);
-#define SHOAL__NAME(names, v) ((v) >= 0 && (size_t)(v) < sizeof(names) / sizeof(names[0]) ? names[v] : "?")
-    code[0] = cfg->heap_size != env.heap_size, snprintf(value[0], 32, "%zu", cfg->heap_size);
-    code[1] = cfg->heap_kind != env.heap_kind, snprintf(value[1], 32, "%s", SHOAL__NAME(kinds, cfg->heap_kind));
-    code[2] = cfg->cuda_device != env.cuda_device, snprintf(value[2], 32, "%d", cfg->cuda_device);
-    code[3] = cfg->node_size != env.node_size, snprintf(value[3], 32, "%d", cfg->node_size);
-    code[4] = cfg->check != env.check, snprintf(value[4], 32, "%s", SHOAL__NAME(checks, cfg->check));
-    code[5] = cfg->timeout != env.timeout, snprintf(value[5], 32, "%g", cfg->timeout);
-    code[6] = cfg->wait != env.wait, snprintf(value[6], 32, "%s", SHOAL__NAME(waits, cfg->wait));
-#undef SHOAL__NAME
-    sh->heap_size_from_code = code[0];
-    sh->heap_size_var_set = getenv("SHOAL_HEAP_SIZE") != NULL && *getenv("SHOAL_HEAP_SIZE") != '\0';
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        char var[64];
-        const char *set;
-        snprintf(var, sizeof(var), "SHOAL_%s", rows[i].var);
-        set = getenv(var);
-        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "config %s = %s from %s%s%s", rows[i].field, value[i],
-                   code[i] ? "the program" : set && *set ? var : "the default",
-                   code[i] && set && *set ? ", which overrides " : "", code[i] && set && *set ? var : "");
-    }
-}
-
 void shoal__note_creator(shoal_t sh, const void *caller)
 {
     Dl_info info;
@@ -679,8 +640,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     const shoal_config_t *cfg = cfg_in;
     struct shoal__reg *reg = NULL;
     shoal_t sh = NULL;
-    unsigned disabled = 0;
-    shoal_path_t p2p_level = SHOAL_PATH_SYS;
+    shoal__settings_t env;
     size_t heap_align;
     int rc, inter = 0;
     bool attr_set = false;
@@ -740,27 +700,21 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
                             inter ? "an intercommunicator cannot host an instance" : "cannot query the communicator");
     }
     shoal__log_set_pe(sh->my_pe);
-    shoal__config_sources(sh, cfg);
-    {
-        /* SHOAL_FAULT (a testing aid; its syntax was checked with the rest
-         * of the environment): this PE's first quiets fail. */
-        int fpe, fcount;
-        if (shoal__parse_fault(shoal__env_str("FAULT"), &fpe, &fcount) == SHOAL_SUCCESS && fpe == sh->my_pe)
-            sh->fault_quiets = fcount;
-    }
+    /* The SHOAL_* variables, parsed once; where each setting came from (INFO). */
+    shoal__env_for_init(sh, cfg, &env);
+    sh->disabled = env.transport_disable;
+    sh->p2p_level = (shoal_path_t)env.p2p_level;
+    /* SHOAL_FAULT (a testing aid): this PE's first quiets fail. */
+    if (env.fault.pe == sh->my_pe) sh->fault_quiets = env.fault.count;
 
     /* From here every PE of comm takes part: a bad argument on one PE fails
      * init on all of them (naming it), instead of leaving them waiting. */
     rc = SHOAL_SUCCESS;
     if (sh_p == NULL) rc = shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "sh_p is NULL");
     if (rc == SHOAL_SUCCESS) rc = shoal__init_check(sh, cfg);
-    if (rc == SHOAL_SUCCESS && shoal_topo_parse_disable(shoal__env_str("TRANSPORT_DISABLE"), &disabled) != SHOAL_SUCCESS)
-        rc = shoal__error(sh, SHOAL_ERR_ENV, call, "SHOAL_TRANSPORT_DISABLE: %s", shoal_topo_last_error());
-    if (rc == SHOAL_SUCCESS && shoal_topo_parse_p2p_level(shoal__env_str("P2P_LEVEL"), &p2p_level) != SHOAL_SUCCESS)
-        rc = shoal__error(sh, SHOAL_ERR_ENV, call, "SHOAL_P2P_LEVEL=%s is not NVL, PIX, PXB, PHB, NODE or SYS",
-                          shoal__env_str("P2P_LEVEL"));
-    sh->disabled = disabled;
-    sh->p2p_level = p2p_level;
+    /* A variable that sets no config field is refused even with a config
+     * the program made without shoal_config_init. */
+    if (rc == SHOAL_SUCCESS && env.error[0] != '\0') rc = shoal__error(sh, SHOAL_ERR_ENV, call, "%s", env.error);
     SHOAL__PHASE(rc);
     SHOAL__PHASE(shoal__node_size_agree(sh));
 

@@ -3,10 +3,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
-#include "shoal_internal.h"
+#include "shoal_env.h"
 
 int shoal__log_level = -1;
 unsigned shoal__log_subsys = SHOAL__SUB_ALL;
@@ -16,30 +15,15 @@ static char shoal__hostname[64];
 
 static void shoal__log_setup(void)
 {
-    const char *lvl = shoal__env_str("DEBUG");
-    const char *sub = shoal__env_str("DEBUG_SUBSYS");
-    int level = SHOAL__LOG_NONE;
+    shoal__settings_t env;
 
-    if (strcasecmp(lvl, "WARN") == 0) level = SHOAL__LOG_WARN;
-    else if (strcasecmp(lvl, "INFO") == 0) level = SHOAL__LOG_INFO;
-    else if (strcasecmp(lvl, "TRACE") == 0) level = SHOAL__LOG_TRACE;
-    /* Anything else: silent here; shoal_init refuses it, naming it. */
-
-    if (sub[0] != '\0' && strcasecmp(sub, "ALL") != 0) {
-        char buf[256], *save = NULL, *tok;
-        unsigned mask = 0;
-        snprintf(buf, sizeof(buf), "%s", sub);
-        for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-#define SHOAL__SUB_MATCH(name, bit)                                                      \
-    if (strcasecmp(tok, #name) == 0) { mask |= (bit); continue; }
-            SHOAL__SUBSYS_MAP(SHOAL__SUB_MATCH)
-#undef SHOAL__SUB_MATCH
-        }
-        shoal__log_subsys = mask;
-    }
+    /* An invalid SHOAL_DEBUG or SHOAL_DEBUG_SUBSYS keeps its default here
+     * (silent, every subsystem); shoal_init refuses it, naming it. */
+    shoal__env_load(&env);
+    shoal__log_subsys = env.debug_subsys;
     if (gethostname(shoal__hostname, sizeof(shoal__hostname)) != 0) snprintf(shoal__hostname, sizeof(shoal__hostname), "?");
     shoal__hostname[sizeof(shoal__hostname) - 1] = '\0';
-    shoal__log_level = level;
+    shoal__log_level = env.debug;
 }
 
 void shoal__log_init(void) { pthread_once(&shoal__log_once, shoal__log_setup); }

@@ -1,7 +1,7 @@
 /*
  * shoal runtime internals: the instance, the transports' ops table, the
- * allocator, the collective rendezvous, errors, logging and the environment.
- * Everything here is hidden from the library's users.
+ * allocator, the collective rendezvous, errors and logging (the environment:
+ * shoal_env.h). Everything here is hidden from the library's users.
  */
 #ifndef SHOAL_INTERNAL_H
 #define SHOAL_INTERNAL_H
@@ -87,39 +87,6 @@ SHOAL__HIDDEN void shoal__log_set_pe(int pe);
     do {                                                                                 \
         if (SHOAL__UNLIKELY(shoal__log_level != 0)) shoal__log((level), (subsys), __VA_ARGS__); \
     } while (0)
-
-/* ---------------------------------------------------------------- environment */
-
-enum { SHOAL__ENV_SIZE, SHOAL__ENV_INT, SHOAL__ENV_DOUBLE, SHOAL__ENV_STR };
-
-/* Every environment variable shoal reads: X(NAME, TYPE, DEFAULT, DOC). */
-#define SHOAL_ENV_TABLE(X)                                                               \
-    X(HEAP_SIZE, SIZE, "256m", "bytes of symmetric heap per PE (suffixes k, m, g, t)")   \
-    X(HEAP_KIND, STR, "auto", "where the heap lives: auto, host or gpu")                 \
-    X(CUDA_DEVICE, INT, "-1", "CUDA device of this PE; -1: the current one, else node rank mod devices") \
-    X(NODE_SIZE, INT, "0", "if > 0, consecutive blocks of N ranks act as separate nodes") \
-    X(CHECK, STR, "basic", "checks: off (arguments), basic (+ allocation bounds), full")  \
-    X(TIMEOUT, DOUBLE, "300", "seconds a collective waits for its peers; 0 waits forever") \
-    X(WAIT, STR, "auto", "waits for peers: spin, sleep, or auto (sleep when PEs outnumber CPUs)") \
-    X(TRANSPORT_DISABLE, STR, "", "transports never to use, e.g. cuda_ipc,shm")          \
-    X(P2P_LEVEL, STR, "SYS", "worst GPU path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS") \
-    X(TOPO_FILE, STR, "", "hwloc XML to load instead of the live machine")               \
-    X(NVML_LIBRARY, STR, "", "NVML library to load instead of libnvidia-ml.so.1")        \
-    X(DEBUG, STR, "", "log level: WARN, INFO or TRACE (silent when unset)")              \
-    X(DEBUG_SUBSYS, STR, "ALL", "subsystems to log: INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV or ALL") \
-    X(FAULT, STR, "", "testing aid: quiet:PE[:N] makes PE's first N quiets (default 1) fail") \
-    X(WARN_UNKNOWN_ENV, STR, "y", "y: report SHOAL_* variables shoal does not know, on stderr; n: do not")
-
-/* Parsers shared by the environment and the tests. 0 or SHOAL_ERR_ENV. */
-SHOAL__HIDDEN int shoal__parse_size(const char *s, size_t *value_p);
-SHOAL__HIDDEN int shoal__parse_int(const char *s, long *value_p);
-SHOAL__HIDDEN int shoal__parse_double(const char *s, double *value_p);
-/* Value of SHOAL_<name> from the environment, else the table default. */
-SHOAL__HIDDEN const char *shoal__env_str(const char *name);
-/* SHOAL_FAULT: "quiet:PE[:N]" (N >= 1, default 1); *pe_p = -1 when unset.
- * SHOAL_ERR_ENV when malformed. */
-SHOAL__HIDDEN int shoal__parse_fault(const char *s, int *pe_p, int *count_p);
-/* Parse a comma list of transport names into a mask; error text in err. */
 
 /* ---------------------------------------------------------------- allocator */
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "shoal_env.h"
 
 #include "common/expect.h"
 
@@ -123,6 +123,79 @@ int main(void)
     unsetenv("SHOAL_HEAP_KIND");
     unsetenv("SHOAL_P2P_LEVEL");
     unsetenv("SHOAL_HEAP_SIZE");
+
+    /* The table: each default is valid, and the settings beyond the config
+     * are parsed with the rest. */
+    {
+        shoal__settings_t s;
+        struct shoal_instance inst;
+
+        unsetenv("SHOAL_WARN_UNKNOWN_ENV"); /* the harness sets n */
+        EXPECT(shoal__env_load(&s) == SHOAL_SUCCESS && s.cfg.env_error[0] == '\0' && s.error[0] == '\0');
+        EXPECT(s.transport_disable == 0 && s.p2p_level == SHOAL_PATH_SYS && s.fault.pe == -1 && s.fault.count == 0 &&
+               s.debug == SHOAL__LOG_NONE && s.debug_subsys == SHOAL__SUB_ALL && s.warn_unknown &&
+               s.topo_file[0] == '\0' && s.cfg.wait == SHOAL_WAIT_AUTO && s.cfg.node_size == 0);
+        EXPECT(strcmp(shoal__env_value(SHOAL__ENV_HEAP_SIZE), "256m") == 0 && !shoal__env_is_set(SHOAL__ENV_HEAP_SIZE));
+        setenv("SHOAL_TRANSPORT_DISABLE", "shm,staged", 1);
+        setenv("SHOAL_P2P_LEVEL", " pxb ", 1);
+        setenv("SHOAL_FAULT", "quiet:2:3", 1);
+        setenv("SHOAL_DEBUG", "info", 1);
+        setenv("SHOAL_DEBUG_SUBSYS", "RMA, coll", 1);
+        setenv("SHOAL_WARN_UNKNOWN_ENV", "off", 1);
+        setenv("SHOAL_NODE_SIZE", "4", 1);
+        EXPECT(shoal__env_load(&s) == SHOAL_SUCCESS);
+        EXPECT(s.transport_disable == ((1u << SHOAL_TRANSPORT_SHM) | (1u << SHOAL_TRANSPORT_STAGED)) &&
+               s.p2p_level == SHOAL_PATH_PXB && s.fault.pe == 2 && s.fault.count == 3 && s.debug == SHOAL__LOG_INFO &&
+               s.debug_subsys == (SHOAL__SUB_RMA | SHOAL__SUB_COLL) && !s.warn_unknown && s.cfg.node_size == 4);
+        EXPECT(strcmp(shoal__env_value(SHOAL__ENV_P2P_LEVEL), "pxb") == 0 && shoal__env_is_set(SHOAL__ENV_P2P_LEVEL));
+        /* An invalid value leaves the default; one outside the config is
+         * also in s.error (shoal_init refuses it whatever its config). */
+        setenv("SHOAL_P2P_LEVEL", "LOC", 1);
+        setenv("SHOAL_HEAP_SIZE", "0", 1);
+        EXPECT(shoal__env_load(&s) == SHOAL_ERR_ENV && s.p2p_level == SHOAL_PATH_SYS && s.cfg.heap_size == 256u << 20);
+        EXPECT(strcmp(s.cfg.env_error,
+                      "SHOAL_HEAP_SIZE=0 is invalid: expected a positive size such as 512m or 2g, at most 256t") == 0);
+        EXPECT(strcmp(s.error, "SHOAL_P2P_LEVEL=LOC is invalid: expected NVL, PIX, PXB, PHB, NODE or SYS") == 0);
+        unsetenv("SHOAL_HEAP_SIZE");
+        unsetenv("SHOAL_P2P_LEVEL");
+        setenv("SHOAL_DEBUG", "verbose", 1);
+        EXPECT(shoal__env_load(&s) == SHOAL_ERR_ENV && s.debug == SHOAL__LOG_NONE &&
+               strcmp(s.error, "SHOAL_DEBUG=verbose is invalid: expected WARN, INFO or TRACE (or unset)") == 0);
+        unsetenv("SHOAL_DEBUG");
+        setenv("SHOAL_DEBUG_SUBSYS", "INIT,bogus", 1);
+        EXPECT(shoal__env_load(&s) == SHOAL_ERR_ENV && s.debug_subsys == SHOAL__SUB_ALL &&
+               strcmp(s.error, "SHOAL_DEBUG_SUBSYS=INIT,bogus is invalid: expected ALL or a list of "
+                               "INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV") == 0);
+        setenv("SHOAL_DEBUG_SUBSYS", ", ,", 1);
+        EXPECT(shoal__env_load(&s) == SHOAL_ERR_ENV);
+        setenv("SHOAL_FAULT", "quiet:x", 1);
+        setenv("SHOAL_DEBUG_SUBSYS", "all", 1);
+        EXPECT(shoal__env_load(&s) == SHOAL_ERR_ENV && s.fault.pe == -1 && s.debug_subsys == SHOAL__SUB_ALL &&
+               strcmp(s.error, "SHOAL_FAULT=quiet:x is invalid: expected quiet:PE or quiet:PE:N (a testing aid), "
+                               "or unset") == 0);
+        setenv("SHOAL_TRANSPORT_DISABLE", "mpi_rma", 1);
+        unsetenv("SHOAL_FAULT");
+        EXPECT(shoal__env_load(&s) == SHOAL_ERR_ENV && s.transport_disable == 0 &&
+               strstr(s.error, "SHOAL_TRANSPORT_DISABLE=mpi_rma is invalid: expected transport 'mpi_rma' cannot be "
+                               "disabled") == s.error);
+        unsetenv("SHOAL_TRANSPORT_DISABLE");
+        unsetenv("SHOAL_DEBUG_SUBSYS");
+        unsetenv("SHOAL_WARN_UNKNOWN_ENV");
+        unsetenv("SHOAL_NODE_SIZE");
+
+        /* Where the heap size came from: the program, over the variable. */
+        memset(&inst, 0, sizeof(inst));
+        setenv("SHOAL_HEAP_SIZE", "64k", 1);
+        shoal_config_init(&cfg);
+        shoal__env_for_init(&inst, &cfg, &s);
+        EXPECT(!inst.heap_size_from_code && inst.heap_size_var_set && s.cfg.heap_size == 65536);
+        cfg.heap_size = 1 << 20;
+        shoal__env_for_init(&inst, &cfg, &s);
+        EXPECT(inst.heap_size_from_code && inst.heap_size_var_set);
+        unsetenv("SHOAL_HEAP_SIZE");
+        shoal__env_for_init(&inst, &cfg, &s);
+        EXPECT(inst.heap_size_from_code && !inst.heap_size_var_set);
+    }
 
     /* Status strings: each names its enum, and unknown values say so. */
 #define CHECK_STATUS(name, value, desc)                                                  \
