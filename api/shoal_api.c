@@ -1,9 +1,11 @@
 /* The public host API: argument checks, then one call into the runtime. */
 #include <string.h>
 
-#include "shoal_check.h"
+#include "shoal_instance.h"
 #include "transport/transport.h"
 #include "shoal_gpu_share.h"
+#include "shoal_heap.h"
+#include "shoal_rma.h"
 
 int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p)
 {
@@ -21,11 +23,11 @@ int shoal_finalize(shoal_t sh)
     if (sh->cfg.check == SHOAL_CHECK_FULL) {
         /* The thread rule first: a finalize from a thread the MPI thread
          * level forbids must change nothing. */
-        shoal__side_t *sd = shoal__side(sh);
+        shoal__robust_t *sd = shoal__robust(sh);
         bool held = false;
-        int rc = sd ? shoal__side_enter(sh, sd, "shoal_finalize", true, &held) : SHOAL_SUCCESS;
+        int rc = sd ? shoal__thread_enter(sh, sd, "shoal_finalize", true, &held) : SHOAL_SUCCESS;
         if (rc != SHOAL_SUCCESS) return rc;
-        if (sd) shoal__side_leave(sd, true, held);
+        if (sd) shoal__thread_leave(sd, true, held);
     }
     return shoal__finalize(sh);
 }

@@ -1,5 +1,5 @@
 /* The public stream-ordered API (api/shoal_cuda.h): checks, then the runtime. */
-#include "shoal_internal.h"
+#include "shoal_instance.h"
 
 #if SHOAL_HAVE_CUDA
 #include "shoal_cuda.h"

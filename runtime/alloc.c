@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_internal.h"
+#include "shoal_instance.h"
 
 static int shoal__alloc_grow(shoal__alloc_t *a)
 {

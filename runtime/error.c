@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shoal_check.h"
+#include "shoal_instance.h"
 
 #define SHOAL__ERR_LEN 1024
 

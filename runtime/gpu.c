@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "shoal_gpu_share.h"
-#include "shoal_internal.h"
+#include "shoal_instance.h"
 
 #if !SHOAL_HAVE_CUDA
 
@@ -45,15 +45,6 @@ int shoal__gpu_shared(shoal_t sh, int pe)
 #include <cuda_runtime_api.h>
 
 #include "shoal_gpu.h"
-
-#define SHOAL__CUDA_CHECK(sh, call, expr)                                                \
-    do {                                                                                 \
-        cudaError_t e__ = (expr);                                                        \
-        if (SHOAL__UNLIKELY(e__ != cudaSuccess)) {                                       \
-            rc = shoal__cuda_error((sh), (call), #expr, e__);                            \
-            goto out;                                                                    \
-        }                                                                                \
-    } while (0)
 
 int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err)
 {
@@ -109,7 +100,7 @@ int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p)
     if (g == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     sh->gpu = g;
     g->stream = NULL;
-    SHOAL__CHECK(shoal__gpu_entry_points(sh, g));
+    SHOAL__TRY(rc, out, shoal__gpu_entry_points(sh, g));
     if (sh->cfg.cuda_device >= 0) {
         if (sh->cfg.cuda_device >= count) {
             rc = shoal__error(sh, SHOAL_ERR_NO_DEVICE, call, "CUDA device %d asked for, but only %d are visible",
@@ -118,13 +109,13 @@ int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p)
         }
         dev = sh->cfg.cuda_device;
     } else if (g->ctx_get_current(&ctx) == CUDA_SUCCESS && ctx != NULL) {
-        SHOAL__CUDA_CHECK(sh, call, cudaGetDevice(&dev));
+        SHOAL__CUDA_TRY(sh, call, rc, out, cudaGetDevice(&dev));
     } else {
         dev = sh->node_rank % count;
     }
-    SHOAL__CUDA_CHECK(sh, call, cudaSetDevice(dev));
+    SHOAL__CUDA_TRY(sh, call, rc, out, cudaSetDevice(dev));
     g->device = dev;
-    SHOAL__CUDA_CHECK(sh, call, cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id), dev));
+    SHOAL__CUDA_TRY(sh, call, rc, out, cudaDeviceGetPCIBusId(g->bus_id, sizeof(g->bus_id), dev));
     SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "using CUDA device %d (%s) of %d", dev, g->bus_id, count);
     *have_gpu_p = true;
 out:
@@ -252,20 +243,20 @@ int shoal__heap_gpu_create(shoal_t sh)
     g->ctrl = sh->heap_base + sh->heap_size;
     sh->peer_base[sh->my_pe] = sh->heap_base;
     g->peer_ctrl[sh->my_pe] = g->ctrl;
-    SHOAL__CUDA_CHECK(sh, call, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
+    SHOAL__CUDA_TRY(sh, call, rc, out, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
     /* A blocking stream: it waits for work the application issued before on the
      * legacy default stream (a cudaMemset, a kernel), as a blocking call should. */
-    SHOAL__CUDA_CHECK(sh, call, cudaStreamCreateWithFlags(&g->stream, cudaStreamDefault));
+    SHOAL__CUDA_TRY(sh, call, rc, out, cudaStreamCreateWithFlags(&g->stream, cudaStreamDefault));
 
     /* Publish handle, bus id and size to the node. (An allgather: reads of
      * an MPI window were seen to return stale bytes with MPICH 4.0 here.) */
     memset(&info, 0, sizeof(info));
-    SHOAL__CUDA_CHECK(sh, call, cudaIpcGetMemHandle(&info.handle, base));
+    SHOAL__CUDA_TRY(sh, call, rc, out, cudaIpcGetMemHandle(&info.handle, base));
     shoal__gpu_identify(sh, &info.id);
     info.heap_size = sh->heap_size;
     info.delta = (uint64_t)(sh->heap_base - (char *)base);
     info.device = g->device;
-    SHOAL__MPI_CHECK(sh, call, MPI_Allgather(&info, sizeof(info), MPI_BYTE, peers, sizeof(info), MPI_BYTE, sh->node_comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allgather(&info, sizeof(info), MPI_BYTE, peers, sizeof(info), MPI_BYTE, sh->node_comm));
     for (int r = 0; r < sh->node_size; r++) g->node_gpus[r] = peers[r].id;
     shoal__gpu_share_log(sh);
     shoal__gpu_pci_log(sh);
@@ -304,10 +295,10 @@ int shoal__device_get(shoal_t sh, shoal_device_t *dev_p)
     if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL)
         return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "the heap is on the host: kernels need a GPU heap");
     if (g->dev_peer_base == NULL) {
-        SHOAL__CUDA_CHECK(sh, call, cudaMalloc((void **)&g->dev_peer_base, bytes));
-        SHOAL__CUDA_CHECK(sh, call, cudaMalloc((void **)&g->dev_peer_ctrl, bytes));
-        SHOAL__CUDA_CHECK(sh, call, cudaMemcpy(g->dev_peer_base, sh->peer_base, bytes, cudaMemcpyHostToDevice));
-        SHOAL__CUDA_CHECK(sh, call, cudaMemcpy(g->dev_peer_ctrl, g->peer_ctrl, bytes, cudaMemcpyHostToDevice));
+        SHOAL__CUDA_TRY(sh, call, rc, out, cudaMalloc((void **)&g->dev_peer_base, bytes));
+        SHOAL__CUDA_TRY(sh, call, rc, out, cudaMalloc((void **)&g->dev_peer_ctrl, bytes));
+        SHOAL__CUDA_TRY(sh, call, rc, out, cudaMemcpy(g->dev_peer_base, sh->peer_base, bytes, cudaMemcpyHostToDevice));
+        SHOAL__CUDA_TRY(sh, call, rc, out, cudaMemcpy(g->dev_peer_ctrl, g->peer_ctrl, bytes, cudaMemcpyHostToDevice));
     }
     dev_p->my_pe = sh->my_pe;
     dev_p->n_pes = sh->n_pes;
@@ -335,8 +326,8 @@ out:
 int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n)
 {
     int rc = SHOAL_SUCCESS;
-    SHOAL__CUDA_CHECK(sh, "shoal_calloc", cudaMemsetAsync(ptr, 0, n, sh->gpu->stream));
-    SHOAL__CUDA_CHECK(sh, "shoal_calloc", cudaStreamSynchronize(sh->gpu->stream));
+    SHOAL__CUDA_TRY(sh, "shoal_calloc", rc, out, cudaMemsetAsync(ptr, 0, n, sh->gpu->stream));
+    SHOAL__CUDA_TRY(sh, "shoal_calloc", rc, out, cudaStreamSynchronize(sh->gpu->stream));
 out:
     return rc;
 }

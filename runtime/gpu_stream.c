@@ -2,20 +2,12 @@
  * stream barrier built from stream memory operations on peer flags. */
 #include <string.h>
 
-#include "shoal_check.h"
+#include "shoal_instance.h"
 
 #if SHOAL_HAVE_CUDA
 #include "shoal_gpu.h"
 #include "transport/transport.h"
-
-#define SHOAL__CUDA_CHECK(sh, call, expr)                                                \
-    do {                                                                                 \
-        cudaError_t e__ = (expr);                                                        \
-        if (SHOAL__UNLIKELY(e__ != cudaSuccess)) {                                       \
-            rc = shoal__cuda_error((sh), (call), #expr, e__);                            \
-            goto out;                                                                    \
-        }                                                                                \
-    } while (0)
+#include "shoal_rma.h"
 
 /* Before a put or get that cannot be stream-ordered: wait for the stream.
  * A host heap in a process without a usable CUDA driver or device has no
@@ -42,10 +34,10 @@ static int shoal__rma_on_stream_do(shoal_t sh, const char *call, bool is_put, vo
         return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
     if (SHOAL__UNLIKELY(n == 0)) return SHOAL_SUCCESS;
     /* The host API's checks (allocation bounds, overlap), before any wait. */
-    SHOAL__CHECK(shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off));
+    SHOAL__TRY(rc, out, shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off));
     if (SHOAL__UNLIKELY(!shoal__tp_can(sh, pe, SHOAL__TP_CAP_STREAM))) {
         /* Not stream-capable: wait for the stream, then move the data now. */
-        SHOAL__CHECK(shoal__stream_wait(sh, call, stream));
+        SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
         return shoal__rma(sh, call, is_put, dest, src, n, pe, 0);
     }
     if (is_put) return shoal__tp(sh, pe)->put_stream(sh, call, pe, off, src, n, stream);
@@ -65,10 +57,10 @@ static int shoal__p_on_stream_do(shoal_t sh, const char *call, void *dest, const
 
     if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
         return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
-    SHOAL__CHECK(shoal__rma_check(sh, call, true, dest, value, n, pe, &off));
+    SHOAL__TRY(rc, out, shoal__rma_check(sh, call, true, dest, value, n, pe, &off));
     if (SHOAL__UNLIKELY(!shoal__tp_can(sh, pe, SHOAL__TP_CAP_STREAM) || (n != 4 && n != 8) ||
                         ((uintptr_t)dest % n) != 0)) {
-        SHOAL__CHECK(shoal__stream_wait(sh, call, stream));
+        SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
         return shoal__rma(sh, call, true, dest, value, n, pe, 0);
     }
     return shoal__tp(sh, pe)->p_stream(sh, call, pe, off, value, n, stream);
@@ -78,36 +70,36 @@ out:
 
 /* SHOAL_CHECK=full: the thread rule first, as for the host calls (and no
  * look at the allocator's table from a thread that may not be here). */
-static int shoal__stream_enter(shoal_t sh, const char *call, shoal__side_t **sd_p, bool *held_p)
+static int shoal__stream_enter(shoal_t sh, const char *call, shoal__robust_t **sd_p, bool *held_p)
 {
     *held_p = false;
-    *sd_p = SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL) ? shoal__side(sh) : NULL;
-    return *sd_p ? shoal__side_enter(sh, *sd_p, call, false, held_p) : SHOAL_SUCCESS;
+    *sd_p = SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL) ? shoal__robust(sh) : NULL;
+    return *sd_p ? shoal__thread_enter(sh, *sd_p, call, false, held_p) : SHOAL_SUCCESS;
 }
 
 int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
                          cudaStream_t stream)
 {
-    shoal__side_t *sd;
+    shoal__robust_t *sd;
     bool held;
     int rc = shoal__stream_enter(sh, call, &sd, &held);
 
     if (rc != SHOAL_SUCCESS) return rc;
     rc = shoal__rma_on_stream_do(sh, call, is_put, dest, src, n, pe, stream);
-    if (sd) shoal__side_leave(sd, false, held);
+    if (sd) shoal__thread_leave(sd, false, held);
     return rc;
 }
 
 int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
                        cudaStream_t stream)
 {
-    shoal__side_t *sd;
+    shoal__robust_t *sd;
     bool held;
     int rc = shoal__stream_enter(sh, call, &sd, &held);
 
     if (rc != SHOAL_SUCCESS) return rc;
     rc = shoal__p_on_stream_do(sh, call, dest, value, n, pe, stream);
-    if (sd) shoal__side_leave(sd, false, held);
+    if (sd) shoal__thread_leave(sd, false, held);
     return rc;
 }
 
@@ -119,8 +111,8 @@ int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream)
 
     /* Operations of transports that cannot join a stream complete now;
      * the others' join the stream. */
-    if (shoal__transports_without(sh, used, SHOAL__TP_CAP_STREAM)) SHOAL__CHECK(shoal__quiet(sh, call));
-    SHOAL__CHECK(shoal__transports_quiet_stream(sh, call, used, stream));
+    if (shoal__transports_without(sh, used, SHOAL__TP_CAP_STREAM)) SHOAL__TRY(rc, out, shoal__quiet(sh, call));
+    SHOAL__TRY(rc, out, shoal__transports_quiet_stream(sh, call, used, stream));
 out:
     return rc;
 }
@@ -149,7 +141,7 @@ int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
         if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, SHOAL__COLL_BARRIER_STREAM, 0, rc);
         return shoal__barrier_as(sh, call, SHOAL__COLL_BARRIER_STREAM);
     }
-    SHOAL__CHECK(shoal__quiet_on_stream(sh, stream));
+    SHOAL__TRY(rc, out, shoal__quiet_on_stream(sh, stream));
     /* Flag word i of PE p's control area: the last generation PE i reached. */
     gen = ++g->stream_gen;
     if (sh->n_pes == 2) {

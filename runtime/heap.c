@@ -5,7 +5,9 @@
  * everywhere; on a mismatch nothing is allocated or freed anywhere. */
 #include <string.h>
 
-#include "shoal_check.h"
+#include "shoal_instance.h"
+#include "shoal_heap.h"
+#include "shoal_rma.h"
 
 /* The collective kind of an allocation: calls that would place a block
  * differently must not pass the symmetry check together. */

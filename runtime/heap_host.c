@@ -8,7 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "shoal_check.h"
+#include "shoal_instance.h"
 
 #define SHOAL__HEAP_ALIGN SHOAL__HEAP_BASE_ALIGN
 
@@ -40,7 +40,7 @@ int shoal__heap_host_precheck(shoal_t sh)
 {
     static const char *call = "shoal_init";
     const char *dir = "/dev/shm";
-    shoal__side_t *sd = shoal__side(sh);
+    shoal__robust_t *sd = shoal__robust(sh);
     struct statvfs st;
     unsigned long long need, avail;
     int *node_size, host_pes = 0;
@@ -104,8 +104,8 @@ int shoal__heap_host_create(shoal_t sh)
         goto out;
     }
     /* Separate segments per PE: each starts page-aligned on its own. */
-    SHOAL__MPI_CHECK(sh, call, MPI_Info_create(&info));
-    SHOAL__MPI_CHECK(sh, call, MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Info_create(&info));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Info_set(info, "alloc_shared_noncontig", "true"));
     /* MPI promises no alignment: take more and align every segment, so that
      * shoal_align works up to SHOAL__HEAP_BASE_ALIGN on every PE alike. */
     rc = MPI_Win_allocate_shared((MPI_Aint)shoal__heap_segment(sh->heap_size), 1, info, sh->node_comm, &base,
@@ -118,7 +118,7 @@ int shoal__heap_host_create(shoal_t sh)
         sh->shm_win = MPI_WIN_NULL;
         goto out;
     }
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(sh->shm_win, MPI_ERRORS_RETURN));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_set_errhandler(sh->shm_win, MPI_ERRORS_RETURN));
     /* Each process maps the window at its own addresses: the owner picks
      * the padding that aligns its view, and peers apply the same padding. */
     sh->heap_base = shoal__align_up(base);
@@ -129,14 +129,14 @@ int shoal__heap_host_create(shoal_t sh)
             rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
             goto out;
         }
-        SHOAL__MPI_CHECK(sh, call, MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, pad, 1, MPI_UNSIGNED_LONG_LONG,
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, pad, 1, MPI_UNSIGNED_LONG_LONG,
                                                  sh->node_comm));
     }
     for (int r = 0; r < sh->node_size; r++) {
         MPI_Aint size;
         int disp;
         void *peer;
-        SHOAL__MPI_CHECK(sh, call, MPI_Win_shared_query(sh->shm_win, r, &size, &disp, &peer));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_shared_query(sh->shm_win, r, &size, &disp, &peer));
         sh->peer_base[sh->node_pes[r]] = (char *)peer + pad[r];
     }
     sh->peer_base[sh->my_pe] = sh->heap_base;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_check.h"
+#include "shoal_instance.h"
 #include "transport/transport.h"
 
 /* Quiets under MPI_THREAD_MULTIPLE, striped by instance. */
@@ -112,7 +112,7 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
 
 /* SHOAL_CHECK=full: a get of bytes this PE put to the same PE with no quiet
  * since may read old data (puts complete at quiet or a barrier). */
-static int shoal__check_read(shoal_t sh, shoal__side_t *sd, const char *call, int pe, size_t off, size_t n)
+static int shoal__check_read(shoal_t sh, shoal__robust_t *sd, const char *call, int pe, size_t off, size_t n)
 {
     int rc = SHOAL_SUCCESS;
 
@@ -132,7 +132,7 @@ static int shoal__check_read(shoal_t sh, shoal__side_t *sd, const char *call, in
 }
 
 /* Remember [off, off + n) of pe; consecutive puts to one buffer merge. */
-static void shoal__track_put(shoal__side_t *sd, int pe, size_t off, size_t n)
+static void shoal__track_put(shoal__robust_t *sd, int pe, size_t off, size_t n)
 {
     pthread_mutex_lock(&sd->lock);
     if (sd->n_puts > 0) {
@@ -162,21 +162,21 @@ out:
 static int shoal__rma_full(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
                            int nbi)
 {
-    shoal__side_t *sd = shoal__side(sh);
+    shoal__robust_t *sd = shoal__robust(sh);
     const void *remote = is_put ? dest : src;
     bool held = false, valid;
     size_t off;
     int rc;
 
     if (sd == NULL) return shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
-    rc = shoal__side_enter(sh, sd, call, false, &held);
+    rc = shoal__thread_enter(sh, sd, call, false, &held);
     if (rc != SHOAL_SUCCESS) return rc;
     valid = (unsigned)pe < (unsigned)sh->n_pes && n > 0 && shoal__in_heap(sh, remote, n);
     off = valid ? (size_t)((const char *)remote - sh->heap_base) : 0;
     if (valid && !is_put) rc = shoal__check_read(sh, sd, call, pe, off, n);
     if (rc == SHOAL_SUCCESS) rc = shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
     if (rc == SHOAL_SUCCESS && valid && is_put) shoal__track_put(sd, pe, off, n);
-    shoal__side_leave(sd, false, held);
+    shoal__thread_leave(sd, false, held);
     return rc;
 }
 
@@ -216,11 +216,11 @@ static int shoal__quiet_do(shoal_t sh, const char *call)
 /* SHOAL_CHECK=full: the puts recorded before the flush began are complete.
  * Positions count from the first range ever recorded, so that quiets of
  * several threads at once drop each range once. */
-static int shoal__quiet_full(shoal_t sh, const char *call, shoal__side_t *sd)
+static int shoal__quiet_full(shoal_t sh, const char *call, shoal__robust_t *sd)
 {
     size_t end, drop;
     bool held = false;
-    int rc = shoal__side_enter(sh, sd, call, false, &held);
+    int rc = shoal__thread_enter(sh, sd, call, false, &held);
 
     if (rc != SHOAL_SUCCESS) return rc;
     pthread_mutex_lock(&sd->lock);
@@ -239,7 +239,7 @@ static int shoal__quiet_full(shoal_t sh, const char *call, shoal__side_t *sd)
         if (sd->n_puts == 0) sd->puts_overflow = false;
         pthread_mutex_unlock(&sd->lock);
     }
-    shoal__side_leave(sd, false, held);
+    shoal__thread_leave(sd, false, held);
     return rc;
 }
 
@@ -250,7 +250,7 @@ int shoal__quiet(shoal_t sh, const char *call)
         return shoal__error(sh, SHOAL_ERR_INTERNAL, call, "quiet failed (injected by SHOAL_FAULT)");
     }
     if (SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL)) {
-        shoal__side_t *sd = shoal__side(sh);
+        shoal__robust_t *sd = shoal__robust(sh);
         if (sd != NULL) return shoal__quiet_full(sh, call, sd);
     }
     return shoal__quiet_do(sh, call);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "shoal_internal.h"
+#include "shoal_instance.h"
 
 /* What a variable holds, and the C type of the settings field it sets. */
 typedef enum {

@@ -8,7 +8,7 @@
 
 #include "shoal_device_types.h"
 #include "shoal_gpu_share.h"
-#include "shoal_internal.h"
+#include "shoal_instance.h"
 
 /* Bytes behind each PE's heap for its control words: stream-barrier flags,
  * laid out as shoal_device_types.h says. */
@@ -73,5 +73,16 @@ SHOAL__HIDDEN int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
 SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
+/* expr returns a cudaError_t: CUDA's message is recorded on sh, naming the
+ * API call call; st_ gets the status and control goes to lbl_ (as
+ * SHOAL__MPI_TRY, runtime/shoal_error.h). */
+#define SHOAL__CUDA_TRY(sh, call, st_, lbl_, expr)                                       \
+    do {                                                                                 \
+        cudaError_t cuda_rc__ = (expr);                                                  \
+        if (SHOAL__UNLIKELY(cuda_rc__ != cudaSuccess)) {                                 \
+            (st_) = shoal__cuda_error((sh), (call), #expr, cuda_rc__);                   \
+            goto lbl_;                                                                   \
+        }                                                                                \
+    } while (0)
 
 #endif /* SHOAL_GPU_H */

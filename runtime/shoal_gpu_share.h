@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shoal_internal.h"
+#include "shoal_instance.h"
 
 /* What a PE publishes to its node about its GPU. */
 typedef struct shoal__gpu_id {

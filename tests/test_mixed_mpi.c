@@ -25,7 +25,8 @@
 
 #include "common/check.h"
 #include "shoal.h"
-#include "shoal_internal.h" /* shoal__win_base_moves */
+#include "shoal_heap.h"
+#include "shoal_instance.h" /* shoal__win_base_moves */
 
 enum { N = 16, ITERS = 100 };
 

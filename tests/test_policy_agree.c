@@ -27,8 +27,9 @@
 
 #include "common/check.h"
 #include "shoal.h"
-#include "shoal_internal.h" /* heap kind and each PE's GPU bus id */
+#include "shoal_instance.h" /* heap kind and each PE's GPU bus id */
 #include "shoal_topo.h"
+#include "shoal_heap.h"
 
 #define NAME_LEN 16
 #define MAX_PES 64

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "transport.h"
+#include "shoal_heap.h"
 
 /* MPI counts are ints: move big ranges in pieces. */
 #define SHOAL__RMA_CHUNK ((size_t)1 << 30)
@@ -78,19 +79,19 @@ int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alia
     if (failed) rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot map %zu bytes to try MPI windows on: %s", len,
                                   strerror(errno));
     /* Every PE takes part in the windows, or none does. */
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm));
     if (failed) {
         if (rc == SHOAL_SUCCESS) rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "another PE could not map memory");
         goto out;
     }
     /* Window A over all of it (as shoal's), window B over one page inside
      * it at the first mapping's addresses (as an application's). */
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_create(outer, (MPI_Aint)len, 1, MPI_INFO_NULL, comm, &wa));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_create(outer, (MPI_Aint)len, 1, MPI_INFO_NULL, comm, &wa));
     seen = mem + pg;
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_create(seen, (MPI_Aint)pg, 1, MPI_INFO_NULL, comm, &wb));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_get_attr(wb, MPI_WIN_BASE, &base, &flag));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_create(seen, (MPI_Aint)pg, 1, MPI_INFO_NULL, comm, &wb));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_get_attr(wb, MPI_WIN_BASE, &base, &flag));
     moved = !flag || base != (void *)seen;
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT, MPI_MAX, comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT, MPI_MAX, comm));
     *moved_p = moved;
 out:
     if (wb != MPI_WIN_NULL) MPI_Win_free(&wb);
@@ -135,7 +136,7 @@ static int mpi_rma_setup(shoal_t sh, bool need)
     char *alias = NULL;
 
     /* Every PE takes part in the window, or none. */
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, sh->comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, sh->comm));
     if (!any) return SHOAL_SUCCESS;
     st = calloc(1, sizeof(*st));
     if (st != NULL) {
@@ -146,18 +147,18 @@ static int mpi_rma_setup(shoal_t sh, bool need)
     }
     /* The lowest PE that failed wins the max. */
     failed = st == NULL ? 2 * sh->n_pes - sh->my_pe : alias == NULL ? sh->n_pes - sh->my_pe : 0;
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, sh->comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, sh->comm));
     if (failed > sh->n_pes) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "PE %d is out of memory", 2 * sh->n_pes - failed);
         goto out;
     }
-    if (failed) SHOAL__CHECK(mpi_rma_check_bases(sh, call, alias, alias_errno, sh->n_pes - failed));
+    if (failed) SHOAL__TRY(rc, out, mpi_rma_check_bases(sh, call, alias, alias_errno, sh->n_pes - failed));
     st->base = alias != NULL ? alias : sh->heap_base;
     alias = NULL; /* teardown unmaps it from here on */
-    SHOAL__MPI_CHECK(sh, call,
-                     MPI_Win_create(st->base, (MPI_Aint)sh->heap_size, 1, MPI_INFO_NULL, sh->comm, &st->win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(st->win, MPI_ERRORS_RETURN));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, st->win));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Win_create(st->base, (MPI_Aint)sh->heap_size, 1, MPI_INFO_NULL, sh->comm, &st->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_set_errhandler(st->win, MPI_ERRORS_RETURN));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_lock_all(MPI_MODE_NOCHECK, st->win));
 out:
     if (alias != NULL) munmap(alias, shoal__heap_host_span(sh));
     return rc;
@@ -193,10 +194,10 @@ static int mpi_rma_put(shoal_t sh, const char *call, int pe, size_t off, const v
 
     for (size_t done = 0; done < n; done += SHOAL__RMA_CHUNK) {
         int len = (int)(n - done < SHOAL__RMA_CHUNK ? n - done : SHOAL__RMA_CHUNK);
-        SHOAL__MPI_CHECK(sh, call, MPI_Put(s + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, st->win));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Put(s + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, st->win));
     }
     /* Blocking: the source may be reused once the put completed locally. */
-    if (!nbi) SHOAL__MPI_CHECK(sh, call, MPI_Win_flush_local(pe, st->win));
+    if (!nbi) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush_local(pe, st->win));
 out:
     return rc;
 }
@@ -209,9 +210,9 @@ static int mpi_rma_get(shoal_t sh, const char *call, int pe, void *dst, size_t o
 
     for (size_t done = 0; done < n; done += SHOAL__RMA_CHUNK) {
         int len = (int)(n - done < SHOAL__RMA_CHUNK ? n - done : SHOAL__RMA_CHUNK);
-        SHOAL__MPI_CHECK(sh, call, MPI_Get(d + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, st->win));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Get(d + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, st->win));
     }
-    if (!nbi) SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->win));
+    if (!nbi) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
 out:
     return rc;
 }
@@ -224,7 +225,7 @@ static int mpi_rma_quiet(shoal_t sh, const char *call)
     /* Per target: MPICH 4.0's MPI_Win_flush_all was seen to return before
      * large MPI_Get operations to a shared-memory target had landed. */
     for (int pe = 0; pe < sh->n_pes; pe++)
-        if (sh->pe_tp[pe] == &shoal__tp_mpi_rma) SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->win));
+        if (sh->pe_tp[pe] == &shoal__tp_mpi_rma) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
 out:
     return rc;
 }

@@ -122,7 +122,7 @@ int shoal__stage_acquire(shoal_t sh)
     for (int r = 0; r < sh->node_size; r++) {
         MPI_Aint size;
         int disp;
-        SHOAL__MPI_CHECK(sh, call, MPI_Win_shared_query(st->win, r, &size, &disp, &st->ring[r]));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_shared_query(st->win, r, &size, &disp, &st->ring[r]));
     }
     {
         shoal__stage_ring_t *ring = mine;
@@ -142,7 +142,7 @@ int shoal__stage_acquire(shoal_t sh)
     st->heap = sh->heap_base;
     st->proxy_device = sh->gpu->device;
     atomic_init(&st->stop, 0);
-    SHOAL__MPI_CHECK(sh, call, MPI_Barrier(sh->node_comm)); /* rings initialized before any claim */
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Barrier(sh->node_comm)); /* rings initialized before any claim */
     if (pthread_create(&st->proxy, NULL, stage_proxy, sh) != 0) {
         rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call, "cannot start the staging proxy thread");
         goto out;

@@ -70,7 +70,7 @@ static int staged_setup(shoal_t sh, bool need)
     staged_state_t *st;
     int any = need, rc = SHOAL_SUCCESS;
 
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, sh->comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, sh->comm));
     if (!any) return SHOAL_SUCCESS;
     st = calloc(1, sizeof(*st));
     if (st != NULL && (st->last = calloc((size_t)sh->n_pes, sizeof(*st->last))) == NULL) {

@@ -34,8 +34,8 @@ static int remote_u64(shoal_t sh, const char *call, int pe, MPI_Aint disp, uint6
 {
     int rc = SHOAL_SUCCESS;
     uint64_t dummy = 0;
-    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT64_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT64_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
 out:
     return rc;
 }
@@ -44,8 +44,8 @@ static int remote_u32(shoal_t sh, const char *call, int pe, MPI_Aint disp, uint3
 {
     int rc = SHOAL_SUCCESS;
     uint32_t dummy = 0;
-    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT32_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT32_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
 out:
     return rc;
 }
@@ -54,8 +54,8 @@ out:
 static int remote_set(shoal_t sh, const char *call, int pe, MPI_Aint disp, const void *value, MPI_Datatype type)
 {
     int rc = SHOAL_SUCCESS;
-    SHOAL__MPI_CHECK(sh, call, MPI_Accumulate(value, 1, type, pe, disp, 1, type, MPI_REPLACE, staged_mpi_state(sh)->win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Accumulate(value, 1, type, pe, disp, 1, type, MPI_REPLACE, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
 out:
     return rc;
 }
@@ -67,11 +67,11 @@ static int remote_claim(shoal_t sh, const char *call, int pe, uint64_t *t_p)
     uint64_t one = 1, t = 0, seq = 0;
     unsigned spins = 0;
     int rc = SHOAL_SUCCESS;
-    SHOAL__MPI_CHECK(sh, call, MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(shoal__stage_ring_t, tail), MPI_SUM,
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(shoal__stage_ring_t, tail), MPI_SUM,
                                                 st->win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
     for (;;) {
-        SHOAL__CHECK(remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
+        SHOAL__TRY(rc, out, remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
         if (seq == t) break;
         shoal__stage_pause(&spins);
     }
@@ -87,10 +87,10 @@ static int remote_post(shoal_t sh, const char *call, int pe, uint64_t t, uint32_
     uint64_t words[2] = {off, len};
     uint32_t ready = SHOAL__SLOT_READY;
     int rc = SHOAL_SUCCESS;
-    SHOAL__MPI_CHECK(sh, call, MPI_Put(&op, 1, MPI_UINT32_T, pe, SLOT_DISP(t, op), 1, MPI_UINT32_T, st->win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Put(words, 2, MPI_UINT64_T, pe, SLOT_DISP(t, off), 2, MPI_UINT64_T, st->win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_flush(pe, st->win));
-    SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, state), &ready, MPI_UINT32_T));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Put(&op, 1, MPI_UINT32_T, pe, SLOT_DISP(t, op), 1, MPI_UINT32_T, st->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Put(words, 2, MPI_UINT64_T, pe, SLOT_DISP(t, off), 2, MPI_UINT64_T, st->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
+    SHOAL__TRY(rc, out, remote_set(sh, call, pe, SLOT_DISP(t, state), &ready, MPI_UINT32_T));
 out:
     return rc;
 }
@@ -103,9 +103,9 @@ static int remote_wait_put(shoal_t sh, const char *call, int pe, uint64_t t)
     unsigned spins = 0;
     int rc = SHOAL_SUCCESS;
     for (;;) {
-        SHOAL__CHECK(remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
+        SHOAL__TRY(rc, out, remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
         if (seq >= t + SHOAL__STAGE_SLOTS) break;
-        SHOAL__CHECK(remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
+        SHOAL__TRY(rc, out, remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
         if (seq == t && state == SHOAL__SLOT_FAILED) {
             uint32_t empty = SHOAL__SLOT_EMPTY;
             uint64_t next = t + SHOAL__STAGE_SLOTS;
@@ -130,7 +130,7 @@ static int staged_mpi_put(shoal_t sh, const char *call, int pe, size_t off, cons
     for (size_t done = 0; done < n; done += SHOAL__STAGE_CHUNK) {
         size_t len = n - done < SHOAL__STAGE_CHUNK ? n - done : SHOAL__STAGE_CHUNK;
         int prc = SHOAL_SUCCESS;
-        SHOAL__CHECK(remote_claim(sh, call, pe, &t));
+        SHOAL__TRY(rc, out, remote_claim(sh, call, pe, &t));
         if (on_dev) {
             /* One bounce chunk per PE: one thread at a time, until the data left it. */
             cudaError_t err;
@@ -151,7 +151,7 @@ static int staged_mpi_put(shoal_t sh, const char *call, int pe, size_t off, cons
             rc = shoal__mpi_error(sh, call, "MPI_Put (staging chunk)", prc);
             goto out;
         }
-        SHOAL__CHECK(remote_post(sh, call, pe, t, SHOAL__STAGE_PUT, off + done, len));
+        SHOAL__TRY(rc, out, remote_post(sh, call, pe, t, SHOAL__STAGE_PUT, off + done, len));
         if (rc != SHOAL_SUCCESS) goto out;
     }
     if (!nbi) return remote_wait_put(sh, call, pe, t);
@@ -176,10 +176,10 @@ static int staged_mpi_get(shoal_t sh, const char *call, int pe, void *dst, size_
         uint64_t t = 0, next;
         uint32_t state = SHOAL__SLOT_READY, empty = SHOAL__SLOT_EMPTY;
         unsigned spins = 0;
-        SHOAL__CHECK(remote_claim(sh, call, pe, &t));
-        SHOAL__CHECK(remote_post(sh, call, pe, t, SHOAL__STAGE_GET, off + done, len));
+        SHOAL__TRY(rc, out, remote_claim(sh, call, pe, &t));
+        SHOAL__TRY(rc, out, remote_post(sh, call, pe, t, SHOAL__STAGE_GET, off + done, len));
         while (state == SHOAL__SLOT_READY) {
-            SHOAL__CHECK(remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
+            SHOAL__TRY(rc, out, remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
             if (state == SHOAL__SLOT_READY) shoal__stage_pause(&spins);
         }
         if (state == SHOAL__SLOT_DONE) {
@@ -199,8 +199,8 @@ static int staged_mpi_get(shoal_t sh, const char *call, int pe, void *dst, size_
             rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a get out of its GPU heap", pe);
         }
         next = t + SHOAL__STAGE_SLOTS;
-        SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T));
-        SHOAL__CHECK(remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T));
+        SHOAL__TRY(rc, out, remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T));
+        SHOAL__TRY(rc, out, remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T));
         if (rc != SHOAL_SUCCESS) goto out;
     }
 out:
@@ -231,7 +231,7 @@ static int staged_mpi_setup(shoal_t sh, bool need)
     staged_mpi_state_t *st;
     int any = need, rc = SHOAL_SUCCESS, failed;
 
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, sh->comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, sh->comm));
     if (!any) return SHOAL_SUCCESS;
     st = calloc(1, sizeof(*st));
     if (st != NULL && (st->last = calloc((size_t)sh->n_pes, sizeof(*st->last))) == NULL) {
@@ -245,17 +245,17 @@ static int staged_mpi_setup(shoal_t sh, bool need)
     }
     rc = shoal__stage_acquire(sh); /* collective over the node */
     failed = rc != SHOAL_SUCCESS || st == NULL;
-    SHOAL__MPI_CHECK(sh, call, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, sh->comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, sh->comm));
     if (failed) {
         if (rc == SHOAL_SUCCESS)
             rc = st == NULL ? shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory")
                             : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "another PE could not set up its staging ring");
         goto out;
     }
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_create(sh->stage->mine, (MPI_Aint)SHOAL__STAGE_PE_BYTES, 1, MPI_INFO_NULL,
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_create(sh->stage->mine, (MPI_Aint)SHOAL__STAGE_PE_BYTES, 1, MPI_INFO_NULL,
                                               sh->comm, &st->win));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_set_errhandler(st->win, MPI_ERRORS_RETURN));
-    SHOAL__MPI_CHECK(sh, call, MPI_Win_lock_all(MPI_MODE_NOCHECK, st->win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_set_errhandler(st->win, MPI_ERRORS_RETURN));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_lock_all(MPI_MODE_NOCHECK, st->win));
     if (cudaMallocHost((void **)&st->bounce, SHOAL__STAGE_CHUNK) != cudaSuccess) {
         cudaGetLastError();
         st->bounce = NULL;

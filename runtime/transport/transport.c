@@ -7,6 +7,7 @@
 
 #include "topo_policy.h"
 #include "transport.h"
+#include "shoal_heap.h"
 
 /* Every table, in the policy's order of preference (transport id order);
  * within a heap kind, one table per id. */
@@ -75,12 +76,12 @@ static int shoal__tp_candidates(shoal_t sh)
         if (*shoal_topo_warning(sh->topo))
             SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_TOPO, "SHOAL_P2P_LEVEL: %s", shoal_topo_warning(sh->topo));
     }
-    SHOAL__CHECK(shoal__tp_place(sh, sh->my_pe, &me));
+    SHOAL__TRY(rc, out, shoal__tp_place(sh, sh->my_pe, &me));
     for (int pe = 0; pe < sh->n_pes; pe++) {
         shoal_transport_id_t ids[SHOAL_TRANSPORT_COUNT];
         char why[384];
         int n = 0;
-        SHOAL__CHECK(shoal__tp_place(sh, pe, &peer));
+        SHOAL__TRY(rc, out, shoal__tp_place(sh, pe, &peer));
         if (shoal__topo_candidates(sh->topo, &policy, &me, &peer, ids, &n, why, sizeof(why)) != SHOAL_SUCCESS)
             return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "no transport reaches PE %d (node %d): %s", pe,
                                 sh->pe_node[pe], shoal_topo_last_error());

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "shoal_internal.h"
+#include "shoal_instance.h"
 
 /* What a transport can do beyond put, get and quiet. */
 enum {

@@ -1,0 +1,32 @@
+/* The symmetric heap: the host heap (runtime/heap_host.c), the GPU heap
+ * (runtime/gpu.c), and allocation on them (runtime/heap.c). */
+#ifndef SHOAL_HEAP_H
+#define SHOAL_HEAP_H
+
+#include "shoal_instance.h"
+
+SHOAL__HIDDEN void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero);
+SHOAL__HIDDEN int shoal__free(shoal_t sh, void *ptr);
+/* Host heap (runtime/heap_host.c) and GPU heap (runtime/gpu.c). */
+SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);
+/* Before the collective allocation: does the node's shared memory have room
+ * for every PE's heap? (MPICH would otherwise fill /dev/shm for hours.) */
+SHOAL__HIDDEN int shoal__heap_host_precheck(shoal_t sh);
+SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
+/* The host heap in whole pages (what a second mapping of it covers). */
+SHOAL__HIDDEN size_t shoal__heap_host_span(shoal_t sh);
+/* Collective over comm (runtime/transport/mpi_rma.c): does this MPI move the base of a window made over
+ * part of the memory another window covers (MPI_WIN_BASE not the base it
+ * was given), with that other window over the same memory (alias false) or
+ * over a second mapping of its pages (alias true, as shoal's own)? Tried on
+ * scratch memory; *moved_p is the same on every PE. */
+SHOAL__HIDDEN int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p);
+SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
+SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
+SHOAL__HIDDEN void shoal__heap_gpu_destroy(shoal_t sh);
+SHOAL__HIDDEN int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n);
+/* pe's GPU (PCI bus id) as its node published it; NULL for PEs of other
+ * nodes, host heaps and builds without CUDA. */
+SHOAL__HIDDEN const char *shoal__gpu_bus_id(shoal_t sh, int pe);
+
+#endif /* SHOAL_HEAP_H */
