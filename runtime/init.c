@@ -11,14 +11,6 @@
 #include "shoal_instance.h"
 #include "transport/transport.h"
 
-const char *shoal__heap_size_knob(shoal_t sh)
-{
-    if (!sh->heap_size_from_code) return "SHOAL_HEAP_SIZE";
-    return sh->heap_size_var_set ? "the heap_size field of shoal_config_t (set by the program, which overrides "
-                                   "SHOAL_HEAP_SIZE)"
-                                 : "the heap_size field of shoal_config_t (set by the program)";
-}
-
 /* Every PE must agree on the heap: same size, same kind. Names the outliers. */
 static int shoal__check_heap_symmetric(shoal_t sh)
 {

@@ -168,4 +168,31 @@ SHOAL__HIDDEN int shoal__parse_double(const char *s, double *value_p);
  * SHOAL_ERR_ENV when malformed. */
 SHOAL__HIDDEN int shoal__parse_fault(const char *s, int *pe_p, int *count_p);
 
+/* One row of the table, as runtime/env.c builds it. */
+typedef int shoal__env_parser_t(const char *v, void *dest, size_t size, char *why, size_t why_len);
+typedef struct shoal__env_row {
+    const char *name; /* without the SHOAL_ prefix */
+    shoal__env_kind_t kind;
+    const char *def;
+    double lo, hi;                  /* SIZE, INT, DOUBLE */
+    const shoal__env_name_t *names; /* ENUM, LIST: ends with a NULL name */
+    shoal__env_parser_t *parse;     /* instead of the kind's parser */
+    const char *field;              /* "cfg.heap_size", "p2p_level" */
+    size_t off, size;               /* of the field in shoal__settings_t */
+    const char *expect, *doc;
+} shoal__env_row_t;
+/* The rows, by key (SHOAL__ENV_COUNT of them). */
+extern SHOAL__HIDDEN const shoal__env_row_t shoal__env_rows[];
+/* The row of SHOAL_<name> (name without the prefix), or NULL. */
+SHOAL__HIDDEN const shoal__env_row_t *shoal__env_find(const char *name);
+/* The shoal_config_t field a row sets ("heap_size"), or NULL. */
+SHOAL__HIDDEN const char *shoal__env_cfg_field(const shoal__env_row_t *row);
+/* The variable as set, blanks and all (NULL: unset). */
+SHOAL__HIDDEN const char *shoal__env_raw(shoal__env_key_t key);
+/* What the last shoal__env_load of this thread expected of key's invalid
+ * value ("" when it was valid). */
+SHOAL__HIDDEN const char *shoal__env_invalid(shoal__env_key_t key);
+/* y/yes/1/on/true -> 1, n/no/0/off/false -> 0, else -1 (case ignored). */
+SHOAL__HIDDEN int shoal__parse_bool(const char *s);
+
 #endif /* SHOAL_ENV_H */
