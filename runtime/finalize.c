@@ -157,6 +157,7 @@ int shoal__finalize(shoal_t sh)
     shoal__drain_notes(sh);
     shoal__robust_destroy(sh);
     if (!sh->broken) {
+        if (sh->ctrl_locked) MPI_Win_unlock_all(sh->ctrl_win);
         if (sh->ctrl_win != MPI_WIN_NULL) MPI_Win_free(&sh->ctrl_win);
         if (sh->leader_comm != MPI_COMM_NULL) MPI_Comm_free(&sh->leader_comm);
         if (sh->node_comm != MPI_COMM_NULL) MPI_Comm_free(&sh->node_comm);

@@ -212,17 +212,18 @@ int shoal__heap_gpu_create(shoal_t sh)
 {
     static const char *call = "shoal_init";
     struct shoal_gpu *g = sh->gpu;
-    shoal__gpu_info_t info, *peers = NULL;
+    shoal__heap_desc_t *mine = shoal__heap_desc(sh, sh->node_rank);
+    shoal__gpu_info_t info;
     void *base = NULL;
-    int rc = SHOAL_SUCCESS;
+    int rc = SHOAL_SUCCESS, prc;
     cudaError_t err;
 
+    memset(mine, 0, sizeof(*mine)); /* kind 0 until the heap exists: a failure shows */
     g->peer_ctrl = calloc((size_t)sh->n_pes, sizeof(char *));
     g->node_gpus = calloc((size_t)sh->node_size, sizeof(*g->node_gpus));
-    g->node_info = peers = calloc((size_t)sh->node_size, sizeof(*peers));
-    if (g->peer_ctrl == NULL || g->node_gpus == NULL || peers == NULL) {
+    if (g->peer_ctrl == NULL || g->node_gpus == NULL) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
-        goto out;
+        goto publish;
     }
     /* The heap and, behind it, this PE's control area: one allocation, one
      * handle; the heap starts SHOAL__HEAP_BASE_ALIGN-aligned. */
@@ -236,31 +237,46 @@ int shoal__heap_gpu_create(shoal_t sh)
                           "lower %s",
                           sh->heap_size, g->device, g->bus_id, cudaGetErrorString(err), free_b, total_b,
                           shoal__heap_size_knob(sh));
-        goto out;
+        goto publish;
     }
     g->raw = base;
     sh->heap_base = (char *)(((uintptr_t)base + SHOAL__HEAP_BASE_ALIGN - 1) & ~(uintptr_t)(SHOAL__HEAP_BASE_ALIGN - 1));
     g->ctrl = sh->heap_base + sh->heap_size;
     sh->peer_base[sh->my_pe] = sh->heap_base;
     g->peer_ctrl[sh->my_pe] = g->ctrl;
-    SHOAL__CUDA_TRY(sh, call, rc, out, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
+    SHOAL__CUDA_TRY(sh, call, rc, publish, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
     /* A blocking stream: it waits for work the application issued before on the
      * legacy default stream (a cudaMemset, a kernel), as a blocking call should. */
-    SHOAL__CUDA_TRY(sh, call, rc, out, cudaStreamCreateWithFlags(&g->stream, cudaStreamDefault));
+    SHOAL__CUDA_TRY(sh, call, rc, publish, cudaStreamCreateWithFlags(&g->stream, cudaStreamDefault));
 
-    /* Publish handle, bus id and size to the node. (An allgather: reads of
-     * an MPI window were seen to return stale bytes with MPICH 4.0 here.) */
+    /* The handle, the GPU and the offsets, in this PE's record of the
+     * node's control window (runtime/node.c): the cuda_ipc transport opens
+     * peers' heaps from their records. */
     memset(&info, 0, sizeof(info));
-    SHOAL__CUDA_TRY(sh, call, rc, out, cudaIpcGetMemHandle(&info.handle, base));
+    SHOAL__CUDA_TRY(sh, call, rc, publish, cudaIpcGetMemHandle(&info.handle, base));
     shoal__gpu_identify(sh, &info.id);
     info.heap_size = sh->heap_size;
     info.delta = (uint64_t)(sh->heap_base - (char *)base);
     info.device = g->device;
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allgather(&info, sizeof(info), MPI_BYTE, peers, sizeof(info), MPI_BYTE, sh->node_comm));
-    for (int r = 0; r < sh->node_size; r++) g->node_gpus[r] = peers[r].id;
-    shoal__gpu_share_log(sh);
-    shoal__gpu_pci_log(sh);
-out:
+    memcpy(mine->gpu, &info, sizeof(info));
+    mine->heap_size = sh->heap_size;
+    mine->kind = SHOAL_HEAP_GPU;
+
+publish:
+    /* Every PE of the node publishes its record, even one that failed (its
+     * record says so): none waits for another in vain. */
+    prc = shoal__heap_desc_publish(sh, call);
+    if (rc == SHOAL_SUCCESS) rc = prc;
+    for (int r = 0; rc == SHOAL_SUCCESS && r < sh->node_size; r++) {
+        if (shoal__heap_desc(sh, r)->kind != SHOAL_HEAP_GPU)
+            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "PE %d could not create its GPU heap", sh->node_pes[r]);
+        else
+            g->node_gpus[r] = shoal__gpu_node_info(sh, r)->id;
+    }
+    if (rc == SHOAL_SUCCESS) {
+        shoal__gpu_share_log(sh);
+        shoal__gpu_pci_log(sh);
+    }
     return rc;
 }
 
@@ -278,7 +294,6 @@ void shoal__heap_gpu_destroy(shoal_t sh)
     cudaGetLastError();
     sh->heap_base = NULL;
     free(g->node_gpus);
-    free(g->node_info);
     free(g->peer_ctrl);
     free(g);
     sh->gpu = NULL;

@@ -95,17 +95,19 @@ int shoal__heap_host_create(shoal_t sh)
     static const char *call = "shoal_init";
     MPI_Info info = MPI_INFO_NULL;
     void *base = NULL;
-    unsigned long long *pad = NULL;
-    int rc = SHOAL_SUCCESS;
+    shoal__heap_desc_t *mine;
+    int rc = SHOAL_SUCCESS, prc;
 
     if (sh->node_size < 2) {
         rc = shoal__heap_host_map_own(sh, call);
         sh->peer_base[sh->my_pe] = sh->heap_base;
         goto out;
     }
+    mine = shoal__heap_desc(sh, sh->node_rank);
+    memset(mine, 0, sizeof(*mine)); /* kind 0 until the heap exists: a failure shows */
     /* Separate segments per PE: each starts page-aligned on its own. */
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Info_create(&info));
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+    SHOAL__MPI_TRY(sh, call, rc, publish, MPI_Info_create(&info));
+    SHOAL__MPI_TRY(sh, call, rc, publish, MPI_Info_set(info, "alloc_shared_noncontig", "true"));
     /* MPI promises no alignment: take more and align every segment, so that
      * shoal_align works up to SHOAL__HEAP_BASE_ALIGN on every PE alike. */
     rc = MPI_Win_allocate_shared((MPI_Aint)shoal__heap_segment(sh->heap_size), 1, info, sh->node_comm, &base,
@@ -116,33 +118,36 @@ int shoal__heap_host_create(shoal_t sh)
                           "failed); lower %s or enlarge /dev/shm",
                           sh->heap_size, shoal__heap_size_knob(sh));
         sh->shm_win = MPI_WIN_NULL;
-        goto out;
+        goto publish;
     }
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_set_errhandler(sh->shm_win, MPI_ERRORS_RETURN));
+    SHOAL__MPI_TRY(sh, call, rc, publish, MPI_Win_set_errhandler(sh->shm_win, MPI_ERRORS_RETURN));
     /* Each process maps the window at its own addresses: the owner picks
      * the padding that aligns its view, and peers apply the same padding. */
     sh->heap_base = shoal__align_up(base);
-    {
-        unsigned long long mine = (unsigned long long)(sh->heap_base - (char *)base);
-        pad = calloc((size_t)sh->node_size, sizeof(*pad));
-        if (pad == NULL) {
-            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
-            goto out;
-        }
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, pad, 1, MPI_UNSIGNED_LONG_LONG,
-                                                 sh->node_comm));
-    }
-    for (int r = 0; r < sh->node_size; r++) {
+    mine->pad = (uint64_t)(sh->heap_base - (char *)base);
+    mine->heap_size = sh->heap_size;
+    mine->kind = SHOAL_HEAP_HOST;
+
+publish:
+    /* Every PE of the node publishes its record, even one that failed (its
+     * record says so): none waits for another in vain. */
+    prc = shoal__heap_desc_publish(sh, call);
+    if (rc == SHOAL_SUCCESS) rc = prc;
+    for (int r = 0; rc == SHOAL_SUCCESS && r < sh->node_size; r++) {
+        const shoal__heap_desc_t *d = shoal__heap_desc(sh, r);
         MPI_Aint size;
         int disp;
         void *peer;
+        if (d->kind != SHOAL_HEAP_HOST) {
+            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "PE %d could not create its host heap", sh->node_pes[r]);
+            break;
+        }
         SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_shared_query(sh->shm_win, r, &size, &disp, &peer));
-        sh->peer_base[sh->node_pes[r]] = (char *)peer + pad[r];
+        sh->peer_base[sh->node_pes[r]] = (char *)peer + d->pad;
     }
-    sh->peer_base[sh->my_pe] = sh->heap_base;
+    if (rc == SHOAL_SUCCESS) sh->peer_base[sh->my_pe] = sh->heap_base;
 
 out:
-    free(pad);
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     return rc;
 }

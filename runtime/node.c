@@ -1,5 +1,7 @@
 /* A node's PEs: splitting the communicator into nodes (shared memory, or
- * SHOAL_NODE_SIZE blocks), their leaders, and the node's control block. */
+ * SHOAL_NODE_SIZE blocks), their leaders, and the node's control window:
+ * the control block the rendezvous runs on, then each PE's description of
+ * its heap, which the heaps and transports of the node read. */
 #include <stdlib.h>
 
 #include "shoal_instance.h"
@@ -69,11 +71,15 @@ int shoal__ctrl_create(shoal_t sh)
     MPI_Aint size = 0;
     int disp = 0, rc = SHOAL_SUCCESS;
     void *base = NULL;
-    size_t bytes = sizeof(shoal__node_ctrl_t) + (size_t)sh->node_size * sizeof(shoal__pe_slot_t);
+    size_t bytes = shoal__node_ctrl_bytes(sh) + (size_t)sh->node_size * sizeof(shoal__heap_desc_t);
 
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_allocate_shared(sh->node_rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL,
                                                        sh->node_comm, &base, &sh->ctrl_win));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_shared_query(sh->ctrl_win, 0, &size, &disp, &base));
+    /* One passive epoch for the window's life: MPI_Win_sync, which makes
+     * plain stores into it visible to the node's other processes, needs one. */
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_lock_all(MPI_MODE_NOCHECK, sh->ctrl_win));
+    sh->ctrl_locked = true;
     sh->ctrl = base;
     if (sh->node_rank == 0) {
         atomic_init(&sh->ctrl->release, 0);
@@ -98,3 +104,23 @@ out:
     return rc;
 }
 
+
+shoal__heap_desc_t *shoal__heap_desc(shoal_t sh, int node_rank)
+{
+    return (shoal__heap_desc_t *)((char *)sh->ctrl + shoal__node_ctrl_bytes(sh)) + node_rank;
+}
+
+int shoal__heap_desc_publish(shoal_t sh, const char *call)
+{
+    int rc = SHOAL_SUCCESS;
+
+    /* The unified model's pattern for shared windows: my stores reach
+     * memory (sync), everybody's have (barrier), and my loads see theirs
+     * (sync). Reading a peer's record without the second sync is what once
+     * returned stale bytes. */
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_sync(sh->ctrl_win));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Barrier(sh->node_comm));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_sync(sh->ctrl_win));
+out:
+    return rc;
+}

@@ -28,7 +28,6 @@ struct shoal_gpu {
     char **dev_peer_base;        /* device copy of peer_base, for kernels (lazy) */
     unsigned int **dev_peer_ctrl; /* device copy of peer_ctrl */
     shoal__gpu_id_t *node_gpus;   /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
-    struct shoal__gpu_info *node_info; /* per node rank: what that PE published of its heap */
 
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
@@ -46,8 +45,13 @@ typedef struct shoal__gpu_info {
     int32_t device;
 } shoal__gpu_info_t;
 
-/* Node rank r's published heap (after the GPU heap exists). */
-static inline const shoal__gpu_info_t *shoal__gpu_node_info(shoal_t sh, int r) { return &sh->gpu->node_info[r]; }
+_Static_assert(sizeof(shoal__gpu_info_t) <= SHOAL__HEAP_DESC_GPU, "a GPU heap's record fits its place");
+
+/* Node rank r's published GPU heap (after shoal__heap_desc_publish). */
+static inline const shoal__gpu_info_t *shoal__gpu_node_info(shoal_t sh, int r)
+{
+    return (const shoal__gpu_info_t *)shoal__heap_desc(sh, r)->gpu;
+}
 
 /* Copies to a GPU heap mapped here (runtime/transport/gpu_mapped.c): the
  * data path of self and cuda_ipc on GPU heaps. */

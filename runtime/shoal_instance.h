@@ -56,7 +56,8 @@ struct shoal_instance {
     shoal_topo_t topo;   /* loaded when the policy needs GPU paths (SHOAL_P2P_LEVEL below SYS) */
 
     MPI_Win shm_win;  /* host heap: the node's shared window (none for a PE alone on its node) */
-    MPI_Win ctrl_win; /* node control block */
+    MPI_Win ctrl_win; /* node control window: control block, then heap records (runtime/node.c) */
+    bool ctrl_locked; /* ctrl_win's passive epoch is open */
     shoal__node_ctrl_t *ctrl;
     uint64_t gen;     /* rendezvous generation */
     uint64_t api_colls; /* collective API calls entered: a call that meets twice counts once */
@@ -134,9 +135,36 @@ SHOAL__HIDDEN const char *shoal__heap_size_knob(shoal_t sh);
 SHOAL__HIDDEN int shoal__finalize(shoal_t sh);
 
 /* Nodes (runtime/node.c), collective in shoal_init: split the
- * communicator into nodes and leaders; create the node's control block. */
+ * communicator into nodes and leaders; create the node's control window. */
 SHOAL__HIDDEN int shoal__nodes_create(shoal_t sh);
 SHOAL__HIDDEN int shoal__ctrl_create(shoal_t sh);
+
+/* Bytes of the node's control block (its slots included): what other
+ * nodes may read of the control window. */
+static inline size_t shoal__node_ctrl_bytes(shoal_t sh)
+{
+    size_t b = sizeof(shoal__node_ctrl_t) + (size_t)sh->node_size * sizeof(shoal__pe_slot_t);
+    return (b + SHOAL__CACHELINE - 1) / SHOAL__CACHELINE * SHOAL__CACHELINE;
+}
+
+/* What each PE says of its heap to its node, in the control window after
+ * the control block: the one place where the node's heaps are described.
+ * A PE fills its own record, then the node publishes them together. */
+#define SHOAL__HEAP_DESC_GPU 224
+typedef struct shoal__heap_desc {
+    uint64_t kind;      /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU */
+    uint64_t heap_size; /* bytes */
+    uint64_t pad;       /* host heap: from the segment's start to the heap's, the same in every mapping */
+    uint64_t reserved;
+    unsigned char gpu[SHOAL__HEAP_DESC_GPU]; /* GPU heap: runtime/gpu.c's record (IPC handle, GPU, offsets) */
+} shoal__heap_desc_t;
+_Static_assert(sizeof(shoal__heap_desc_t) % SHOAL__CACHELINE == 0, "one record, whole cache lines");
+
+/* Node rank r's record. */
+SHOAL__HIDDEN shoal__heap_desc_t *shoal__heap_desc(shoal_t sh, int node_rank);
+/* Collective over the node, once each PE wrote its own record: every
+ * record is visible to every PE of the node after it. */
+SHOAL__HIDDEN int shoal__heap_desc_publish(shoal_t sh, const char *call);
 
 /* The registry (runtime/registry.c): an entry made before anything can
  * fail late; the MPI_COMM_SELF attribute that finalizes a forgotten
