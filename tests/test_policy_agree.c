@@ -158,6 +158,17 @@ static void agree(const char *file, const char *level, const char *disable, int 
     if (sh != NULL) CHECK_EQ_INT(shoal_finalize(sh), SHOAL_SUCCESS);
 }
 
+/* GPUs of a fixture (every PE reads it alike). */
+static int fixture_gpus(const char *file)
+{
+    shoal_topo_t t = NULL;
+    int n;
+    CHECK_MSG(shoal_topo_load(file, &t) == SHOAL_SUCCESS, "%s: %s", file, shoal_topo_last_error());
+    n = shoal_topo_n_gpus(t);
+    shoal_topo_destroy(t);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     static const char *const host_disables[] = {"", "shm"};
@@ -194,6 +205,7 @@ int main(int argc, char **argv)
                 for (size_t d = 0; d < 2; d++) agree(file, "SYS", host_disables[d], ns);
                 continue;
             }
+            if (file[0] != '\0' && fixture_gpus(file) == 0) continue; /* no GPU to place a GPU heap on */
             for (size_t d = 0; d < 4; d++)
                 for (size_t l = 0; l < 6; l++)
                     if (file[0] == '\0' || strcmp(levels[l], "SYS") == 0) agree(file, levels[l], gpu_disables[d], ns);
