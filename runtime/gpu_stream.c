@@ -106,13 +106,14 @@ int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *val
 int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream)
 {
     static const char *call = "shoal_quiet_on_stream";
-    unsigned used = __atomic_load_n(&sh->tp_used, __ATOMIC_SEQ_CST);
+    unsigned host = shoal__transports_without(sh, ~0u, SHOAL__TP_CAP_STREAM);
     int rc = SHOAL_SUCCESS;
 
-    /* Operations of transports that cannot join a stream complete now;
-     * the others' join the stream. */
-    if (shoal__transports_without(sh, used, SHOAL__TP_CAP_STREAM)) SHOAL__TRY(rc, out, shoal__quiet(sh, call));
-    SHOAL__TRY(rc, out, shoal__transports_quiet_stream(sh, call, used, stream));
+    /* Operations of transports that cannot join a stream complete now (a
+     * quiet of their bits, which waits for another thread's flush that took
+     * them); the others' join the stream. */
+    if (host) SHOAL__TRY(rc, out, shoal__quiet_mask(sh, call, host));
+    SHOAL__TRY(rc, out, shoal__transports_quiet_stream(sh, call, stream));
 out:
     return rc;
 }

@@ -187,7 +187,8 @@ int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void
     return shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
 }
 
-static int shoal__quiet_do(shoal_t sh, const char *call)
+/* Flush the transports whose bits are in mask and in tp_used. */
+static int shoal__quiet_do(shoal_t sh, const char *call, unsigned mask)
 {
     pthread_mutex_t *lock;
     unsigned used;
@@ -195,10 +196,10 @@ static int shoal__quiet_do(shoal_t sh, const char *call)
 
     if (!shoal__threads_multiple()) {
         /* One thread at a time: nobody sets bits while we flush. */
-        used = sh->tp_used;
+        used = sh->tp_used & mask;
         if (used == 0) return SHOAL_SUCCESS;
         rc = shoal__transports_quiet(sh, call, used);
-        if (rc == SHOAL_SUCCESS) sh->tp_used = 0;
+        if (rc == SHOAL_SUCCESS) sh->tp_used &= ~used;
         return rc;
     }
     /* Take the bits before flushing: a put issued during the flush sets its
@@ -206,7 +207,7 @@ static int shoal__quiet_do(shoal_t sh, const char *call)
      * flush that took them. */
     lock = &shoal__quiet_locks[((uintptr_t)sh / SHOAL__CACHELINE) % SHOAL__QUIET_LOCKS];
     pthread_mutex_lock(lock);
-    used = __atomic_exchange_n(&sh->tp_used, 0, __ATOMIC_SEQ_CST);
+    used = __atomic_fetch_and(&sh->tp_used, ~mask, __ATOMIC_SEQ_CST) & mask;
     rc = used ? shoal__transports_quiet(sh, call, used) : SHOAL_SUCCESS;
     if (rc != SHOAL_SUCCESS) __atomic_fetch_or(&sh->tp_used, used, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(lock);
@@ -216,7 +217,7 @@ static int shoal__quiet_do(shoal_t sh, const char *call)
 /* SHOAL_CHECK=full: the puts recorded before the flush began are complete.
  * Positions count from the first range ever recorded, so that quiets of
  * several threads at once drop each range once. */
-static int shoal__quiet_full(shoal_t sh, const char *call, shoal__robust_t *sd)
+static int shoal__quiet_full(shoal_t sh, const char *call, shoal__robust_t *sd, unsigned mask)
 {
     size_t end, drop;
     bool held = false;
@@ -226,7 +227,7 @@ static int shoal__quiet_full(shoal_t sh, const char *call, shoal__robust_t *sd)
     pthread_mutex_lock(&sd->lock);
     end = sd->puts_dropped + sd->n_puts;
     pthread_mutex_unlock(&sd->lock);
-    rc = shoal__quiet_do(sh, call);
+    rc = shoal__quiet_do(sh, call, mask);
     if (rc == SHOAL_SUCCESS) {
         pthread_mutex_lock(&sd->lock);
         drop = end > sd->puts_dropped ? end - sd->puts_dropped : 0;
@@ -243,7 +244,7 @@ static int shoal__quiet_full(shoal_t sh, const char *call, shoal__robust_t *sd)
     return rc;
 }
 
-int shoal__quiet(shoal_t sh, const char *call)
+int shoal__quiet_mask(shoal_t sh, const char *call, unsigned mask)
 {
     if (SHOAL__UNLIKELY(sh->fault_quiets > 0)) {
         sh->fault_quiets--;
@@ -251,7 +252,9 @@ int shoal__quiet(shoal_t sh, const char *call)
     }
     if (SHOAL__UNLIKELY(sh->cfg.check == SHOAL_CHECK_FULL)) {
         shoal__robust_t *sd = shoal__robust(sh);
-        if (sd != NULL) return shoal__quiet_full(sh, call, sd);
+        if (sd != NULL) return shoal__quiet_full(sh, call, sd, mask);
     }
-    return shoal__quiet_do(sh, call);
+    return shoal__quiet_do(sh, call, mask);
 }
+
+int shoal__quiet(shoal_t sh, const char *call) { return shoal__quiet_mask(sh, call, ~0u); }

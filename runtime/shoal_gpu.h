@@ -20,7 +20,8 @@ struct shoal_gpu {
     int device;          /* CUDA ordinal in this process */
     char bus_id[32];     /* its PCI bus id */
     cudaStream_t stream; /* internal copies */
-    _Atomic int stream_used; /* copies possibly outstanding on it (runtime/transport/gpu_mapped.c) */
+    _Atomic uint64_t copies_queued; /* non-blocking copies queued on it (runtime/transport/gpu_mapped.c) */
+    _Atomic uint64_t copies_done;   /* of those, known complete */
     char *ctrl;          /* my control area (device memory, right after the heap) */
     char **peer_ctrl;    /* per PE: its control area mapped here, or NULL */
     void *raw;           /* my cudaMalloc'd allocation (heap_base is aligned inside) */

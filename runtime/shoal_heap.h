@@ -15,12 +15,6 @@ SHOAL__HIDDEN int shoal__heap_host_precheck(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
 /* The host heap in whole pages (what a second mapping of it covers). */
 SHOAL__HIDDEN size_t shoal__heap_host_span(shoal_t sh);
-/* Collective over comm (runtime/transport/mpi_rma.c): does this MPI move the base of a window made over
- * part of the memory another window covers (MPI_WIN_BASE not the base it
- * was given), with that other window over the same memory (alias false) or
- * over a second mapping of its pages (alias true, as shoal's own)? Tried on
- * scratch memory; *moved_p is the same on every PE. */
-SHOAL__HIDDEN int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p);
 SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
 SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_gpu_destroy(shoal_t sh);

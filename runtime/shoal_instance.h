@@ -51,7 +51,7 @@ struct shoal_instance {
     unsigned *pe_cands;  /* per PE: the policy's candidates, bits (1u << shoal_transport_id_t) */
     unsigned tp_setup;   /* transports set up (same bits): torn down at finalize */
     unsigned tp_used;    /* transports with operations possibly outstanding (same bits) */
-    void *tp_state[SHOAL_TRANSPORT_COUNT]; /* each transport's own state, by id */
+    void *tp_state[SHOAL_TRANSPORT_COUNT]; /* each transport's own state, by id (one table per id and heap kind) */
     struct shoal_stage *stage; /* the GPU staging rings that staged and staged-over-MPI share, or NULL */
     shoal_topo_t topo;   /* loaded when the policy needs GPU paths (SHOAL_P2P_LEVEL below SYS) */
 

@@ -14,5 +14,7 @@ SHOAL__HIDDEN int shoal__rma(shoal_t sh, const char *call, bool is_put, void *de
 SHOAL__HIDDEN int shoal__rma_check(shoal_t sh, const char *call, bool is_put, const void *dest, const void *src,
                                    size_t n, int pe, size_t *off_p);
 SHOAL__HIDDEN int shoal__quiet(shoal_t sh, const char *call);
+/* The same, for the transports whose bits (1u << id) are in mask only. */
+SHOAL__HIDDEN int shoal__quiet_mask(shoal_t sh, const char *call, unsigned mask);
 
 #endif /* SHOAL_RMA_H */

@@ -25,8 +25,7 @@
 
 #include "common/check.h"
 #include "shoal.h"
-#include "shoal_heap.h"
-#include "shoal_instance.h" /* shoal__win_base_moves */
+#include "transport/transport.h" /* shoal__win_base_moves */
 
 enum { N = 16, ITERS = 100 };
 

@@ -75,14 +75,14 @@ static int run_topo(const char *args, char *out, size_t len)
 }
 
 /* One setting: the runtime's choices against shoal-topo's. */
-static void agree(const char *file, const char *level, const char *disable, int node_size)
+static void agree(const char *file, const char *level, const char *disable, int node_size, int gpu_heap)
 {
     static char names[MAX_PES][NAME_LEN], all[MAX_PES * MAX_PES * NAME_LEN];
     static char topo[MAX_PES][MAX_PES][NAME_LEN];
     char bus[32] = "", *buses = NULL;
     shoal_config_t cfg;
     shoal_t sh = NULL;
-    int rc, any_failed, gpu_heap = 0;
+    int rc, any_failed;
 
     if (file[0]) setenv("SHOAL_TOPO_FILE", file, 1);
     else unsetenv("SHOAL_TOPO_FILE");
@@ -98,7 +98,7 @@ static void agree(const char *file, const char *level, const char *disable, int 
     memset(names, 0, sizeof(names));
     if (rc == SHOAL_SUCCESS) {
         const char *b;
-        gpu_heap = sh->heap_kind == SHOAL_HEAP_GPU;
+        CHECK_EQ_INT(sh->heap_kind == SHOAL_HEAP_GPU, gpu_heap);
         for (int pe = 0; pe < npes; pe++) {
             const char *name = NULL;
             CHECK_EQ_INT(shoal_pe_transport(sh, pe, &name), SHOAL_SUCCESS);
@@ -107,12 +107,14 @@ static void agree(const char *file, const char *level, const char *disable, int 
         b = gpu_heap ? shoal__gpu_bus_id(sh, me) : NULL;
         snprintf(bus, sizeof(bus), "%s", b ? b : "");
     } else {
-        CHECK_CONTAINS(shoal_last_error(NULL), "no transport");
+        /* Refused, naming the pair, the heap and what the policy said. */
+        CHECK_CONTAINS(shoal_last_error(NULL), "no transport reaches PE");
+        CHECK_CONTAINS(shoal_last_error(NULL), gpu_heap ? "from this GPU heap" : "from this host heap");
+        CHECK_CONTAINS(shoal_last_error(NULL), "is disabled");
     }
     any_failed = rc != SHOAL_SUCCESS;
     MPI_Allreduce(MPI_IN_PLACE, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     CHECK_MSG(any_failed == (rc != SHOAL_SUCCESS), "shoal_init failed on some PEs only (here: %d)", rc);
-    MPI_Allreduce(MPI_IN_PLACE, &gpu_heap, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Gather(names, MAX_PES * NAME_LEN, MPI_CHAR, all, MAX_PES * NAME_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (me == 0) buses = calloc((size_t)npes, sizeof(bus));
     MPI_Gather(bus, sizeof(bus), MPI_CHAR, buses, sizeof(bus), MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -202,13 +204,13 @@ int main(int argc, char **argv)
             int ns = node_sizes[k];
             if (ns >= npes) continue; /* the same as one node */
             if (!gpu_heap) {
-                for (size_t d = 0; d < 2; d++) agree(file, "SYS", host_disables[d], ns);
+                for (size_t d = 0; d < 2; d++) agree(file, "SYS", host_disables[d], ns, 0);
                 continue;
             }
             if (file[0] != '\0' && fixture_gpus(file) == 0) continue; /* no GPU to place a GPU heap on */
             for (size_t d = 0; d < 4; d++)
                 for (size_t l = 0; l < 6; l++)
-                    if (file[0] == '\0' || strcmp(levels[l], "SYS") == 0) agree(file, levels[l], gpu_disables[d], ns);
+                    if (file[0] == '\0' || strcmp(levels[l], "SYS") == 0) agree(file, levels[l], gpu_disables[d], ns, 1);
         }
     }
     globfree(&g);

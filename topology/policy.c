@@ -1,8 +1,11 @@
 /*
  * Names of paths and transports, and the transport policy: for a pair of
- * PEs, the first transport of self, cuda_ipc, shm, staged, mpi_rma that
- * applies and is not disabled. It reads the topology model only: whether
- * CUDA really grants peer access is the runtime's business at connect time.
+ * PEs, the transports of self, cuda_ipc, shm, staged, mpi_rma that apply
+ * and are not disabled, best first (shoal__topo_candidates). shoal_topo_choose,
+ * which shoal-topo shows, is the first of them; shoal_init takes the first
+ * that connects (runtime/transport/transport.c). It reads the topology model
+ * only: whether CUDA really grants peer access is the runtime's business at
+ * connect time.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strcasecmp under -std=c11 */
@@ -206,6 +209,12 @@ int shoal__topo_candidates(shoal_topo_t topo, const shoal_topo_policy_t *policy,
         } else if (policy->p2p_level >= SHOAL_PATH_SYS) {
             /* Within one node no GPU path is worse than SYS: it need not be known. */
             shoal__why_add(&w, "GPU heaps (any path within a node is at most SYS)");
+        } else if (!shoal__enabled(policy, SHOAL_TRANSPORT_CUDA_IPC)) {
+            /* Only cuda_ipc cares about the path. */
+            shoal__why_add(&w, "GPU heaps (no path looked up: cuda_ipc is disabled)");
+            rc = shoal__take(policy, &w, tps, n_p, SHOAL_TRANSPORT_STAGED, SHOAL_TRANSPORT_COUNT);
+            if (rc < 0) goto out_none;
+            return SHOAL_SUCCESS;
         } else {
             return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_choose: GPU heaps need a topology");
         }

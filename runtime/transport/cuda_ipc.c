@@ -74,7 +74,8 @@ static void cuda_ipc_teardown(shoal_t sh)
 {
     void **opened = sh->tp_state[SHOAL_TRANSPORT_CUDA_IPC];
     if (opened == NULL) return;
-    shoal__gpu_quiet(sh, "shoal_finalize"); /* no copy may still use a mapping */
+    /* No copy of the internal stream may still use a mapping. */
+    if (sh->gpu->stream != NULL) cudaStreamSynchronize(sh->gpu->stream);
     for (int pe = 0; pe < sh->n_pes; pe++)
         if (opened[pe] != NULL) {
             cudaIpcCloseMemHandle(opened[pe]);

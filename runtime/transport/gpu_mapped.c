@@ -4,9 +4,11 @@
  * stream-ordered ones on the caller's stream.
  *
  * Threads: several threads may copy and quiet at once. The internal stream
- * is a CUDA object safe for that; whether it may hold unfinished copies is
- * an atomic flag, raised after a copy is queued and dropped by a quiet only
- * before it synchronizes, so a quiet never misses a copy queued before it. */
+ * is a CUDA object safe for that. Two counters say what it may still hold:
+ * copies queued (bumped after each non-blocking copy is queued) and copies
+ * known complete (raised by a quiet to the count it saw before it
+ * synchronized). A quiet, or a stream's join, that finds them equal has
+ * nothing to wait for; otherwise it waits for everything queued before it. */
 #if SHOAL_HAVE_CUDA
 #include <string.h>
 
@@ -20,7 +22,7 @@ static int gpu_mapped_copy(shoal_t sh, const char *call, void *dst, const void *
 
     if (SHOAL__UNLIKELY(err != cudaSuccess)) return shoal__cuda_error(sh, call, "cudaMemcpyAsync", err);
     if (nbi) {
-        atomic_store_explicit(&g->stream_used, 1, memory_order_release);
+        atomic_fetch_add_explicit(&g->copies_queued, 1, memory_order_acq_rel);
         return SHOAL_SUCCESS;
     }
     err = cudaStreamSynchronize(g->stream);
@@ -41,14 +43,20 @@ int shoal__gpu_mapped_get(shoal_t sh, const char *call, int pe, void *dst, size_
 int shoal__gpu_quiet(shoal_t sh, const char *call)
 {
     struct shoal_gpu *g = sh->gpu;
+    uint64_t queued, done;
     cudaError_t err;
 
-    if (g == NULL || !atomic_exchange_explicit(&g->stream_used, 0, memory_order_acq_rel)) return SHOAL_SUCCESS;
+    if (g == NULL) return SHOAL_SUCCESS;
+    queued = atomic_load_explicit(&g->copies_queued, memory_order_acquire);
+    done = atomic_load_explicit(&g->copies_done, memory_order_acquire);
+    if (queued == done) return SHOAL_SUCCESS;
     err = cudaStreamSynchronize(g->stream);
-    if (err != cudaSuccess) {
-        atomic_store_explicit(&g->stream_used, 1, memory_order_release); /* still owed */
-        return shoal__cuda_error(sh, call, "cudaStreamSynchronize(internal stream)", err);
-    }
+    if (err != cudaSuccess) return shoal__cuda_error(sh, call, "cudaStreamSynchronize(internal stream)", err);
+    /* Everything queued before the sync is done; another quiet may have
+     * raised the count further already. */
+    while (done < queued && !atomic_compare_exchange_weak_explicit(&g->copies_done, &done, queued,
+                                                                   memory_order_acq_rel, memory_order_acquire))
+        ;
     return SHOAL_SUCCESS;
 }
 
@@ -95,7 +103,9 @@ int shoal__gpu_quiet_stream(shoal_t sh, const char *call, void *stream)
     cudaEvent_t ev = NULL;
     cudaError_t err;
 
-    if (g == NULL || !atomic_load_explicit(&g->stream_used, memory_order_acquire)) return SHOAL_SUCCESS;
+    if (g == NULL || atomic_load_explicit(&g->copies_queued, memory_order_acquire) ==
+                         atomic_load_explicit(&g->copies_done, memory_order_acquire))
+        return SHOAL_SUCCESS;
     err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
     if (err == cudaSuccess) err = cudaEventRecord(ev, g->stream);
     if (err == cudaSuccess) err = cudaStreamWaitEvent((cudaStream_t)stream, ev, 0);

@@ -41,7 +41,7 @@ const shoal__tp_ops_t shoal__tp_self_host = {
 #include "shoal_gpu.h"
 
 /* The GPU heap's own bytes go through the same copy paths as a peer's
- * mapped heap (runtime/gpu.c). */
+ * mapped heap (runtime/transport/gpu_mapped.c). */
 const shoal__tp_ops_t shoal__tp_self_gpu = {
     .name = "self",
     .id = SHOAL_TRANSPORT_SELF,

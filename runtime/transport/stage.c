@@ -87,42 +87,50 @@ static void stage_free(shoal_t sh)
     sh->stage = NULL;
 }
 
-int shoal__stage_acquire(shoal_t sh)
+int shoal__stage_acquire(shoal_t sh, unsigned user)
 {
     static const char *call = "shoal_init";
     struct shoal_stage *st;
-    int rc = SHOAL_SUCCESS, n_pinned = 0;
+    int rc = SHOAL_SUCCESS, n_pinned = 0, brc;
     void *mine = NULL;
 
     if (sh->stage != NULL) {
-        sh->stage->refs++;
+        sh->stage->users |= user;
         return SHOAL_SUCCESS;
     }
     st = calloc(1, sizeof(*st));
-    if (st == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    if (st == NULL) {
+        /* Still take part in the node's window and barrier, with nothing;
+         * the window is left to MPI (init fails on every PE from here). */
+        MPI_Win win = MPI_WIN_NULL;
+        if (MPI_Win_allocate_shared(0, 1, MPI_INFO_NULL, sh->node_comm, &mine, &win) == MPI_SUCCESS)
+            MPI_Barrier(sh->node_comm);
+        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    }
     st->win = MPI_WIN_NULL;
-    st->refs = 1;
+    st->users = user;
     sh->stage = st;
     st->ring = calloc((size_t)sh->node_size, sizeof(char *));
     st->registered = calloc((size_t)sh->node_size, sizeof(bool));
-    /* Every PE of the node takes part in the window, even one out of memory. */
+    /* Every PE of the node takes part in the window and the barrier below,
+     * even one out of memory: none waits for another in vain. */
     rc = MPI_Win_allocate_shared(st->ring && st->registered ? (MPI_Aint)SHOAL__STAGE_PE_BYTES : 0, 1, MPI_INFO_NULL,
                                  sh->node_comm, &mine, &st->win);
     if (rc != MPI_SUCCESS) {
         st->win = MPI_WIN_NULL;
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot allocate %zu bytes of staging memory per PE",
                           (size_t)SHOAL__STAGE_PE_BYTES);
-        goto out;
+        goto barrier;
     }
     if (st->ring == NULL || st->registered == NULL) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
-        goto out;
+        goto barrier;
     }
     st->mine = mine;
     for (int r = 0; r < sh->node_size; r++) {
         MPI_Aint size;
         int disp;
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_shared_query(st->win, r, &size, &disp, &st->ring[r]));
+        SHOAL__MPI_TRY(sh, call, rc, barrier, MPI_Win_shared_query(st->win, r, &size, &disp, &st->ring[r]));
     }
     {
         shoal__stage_ring_t *ring = mine;
@@ -142,20 +150,24 @@ int shoal__stage_acquire(shoal_t sh)
     st->heap = sh->heap_base;
     st->proxy_device = sh->gpu->device;
     atomic_init(&st->stop, 0);
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Barrier(sh->node_comm)); /* rings initialized before any claim */
-    if (pthread_create(&st->proxy, NULL, stage_proxy, sh) != 0) {
-        rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call, "cannot start the staging proxy thread");
-        goto out;
-    }
+
+barrier:
+    /* Rings initialized before any claim. */
+    brc = MPI_Barrier(sh->node_comm);
+    if (rc != SHOAL_SUCCESS) return rc; /* the rings stay until release (finalize) */
+    if (brc != MPI_SUCCESS) return shoal__mpi_error(sh, call, "MPI_Barrier", brc);
+    if (pthread_create(&st->proxy, NULL, stage_proxy, sh) != 0)
+        return shoal__error(sh, SHOAL_ERR_SYSTEM, call, "cannot start the staging proxy thread");
     st->proxy_running = true;
     SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "staging rings: %d slots of %zu bytes per PE, %d of %d pinned",
                SHOAL__STAGE_SLOTS, SHOAL__STAGE_CHUNK, n_pinned, sh->node_size);
-out:
-    return rc; /* on failure the rings stay until release (finalize) */
+    return SHOAL_SUCCESS;
 }
 
-void shoal__stage_release(shoal_t sh)
+void shoal__stage_release(shoal_t sh, unsigned user)
 {
-    if (sh->stage != NULL && --sh->stage->refs <= 0) stage_free(sh);
+    if (sh->stage == NULL || !(sh->stage->users & user)) return;
+    sh->stage->users &= ~user;
+    if (sh->stage->users == 0) stage_free(sh);
 }
 #endif

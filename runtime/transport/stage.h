@@ -43,7 +43,7 @@ typedef struct shoal__stage_ring {
 #define SHOAL__STAGE_PE_BYTES (SHOAL__STAGE_RING_BYTES + SHOAL__STAGE_SLOTS * SHOAL__STAGE_CHUNK)
 
 struct shoal_stage {
-    int refs;         /* transports using the rings */
+    unsigned users;   /* transports using the rings (bits 1u << id) */
     MPI_Win win;      /* node shared window: every PE's ring and chunks */
     char *mine;       /* my segment (ring, then chunks) */
     char **ring;      /* per node rank: its segment, mapped here */
@@ -55,11 +55,14 @@ struct shoal_stage {
     char *heap; /* my heap, for the proxy */
 };
 
-/* Collective over the node (every PE of the node calls it alike): create
- * the rings and start this PE's proxy, or take another reference. */
-SHOAL__HIDDEN int shoal__stage_acquire(shoal_t sh);
-/* Drop a reference; the last one stops the proxy and frees the rings. */
-SHOAL__HIDDEN void shoal__stage_release(shoal_t sh);
+/* Collective over the node (every PE of the node calls it alike, and takes
+ * part in its window and barrier even when it fails): create the rings and
+ * start this PE's proxy, or add user (a transport's bit, 1u << id) to
+ * those using them. On failure the user still holds them until release. */
+SHOAL__HIDDEN int shoal__stage_acquire(shoal_t sh, unsigned user);
+/* user is done with the rings (nothing if it did not hold them); the last
+ * stops the proxy and frees the rings (collective, unless sh->broken). */
+SHOAL__HIDDEN void shoal__stage_release(shoal_t sh, unsigned user);
 
 /* pe's ring (a node peer's), and the chunk of ticket t in it. */
 static inline shoal__stage_ring_t *shoal__stage_ring(shoal_t sh, int pe)

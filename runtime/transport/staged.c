@@ -5,7 +5,8 @@
  * proxy thread moves it into or out of its heap. CUDA builds only.
  *
  * Threads: tickets are atomic, so several threads may put and get at once;
- * the last put ticket per target (what a quiet waits for) only grows. */
+ * a put raises the last ticket per target (what a quiet waits for) with a
+ * compare-and-swap, and a quiet takes it with an exchange. */
 #if SHOAL_HAVE_CUDA
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ static int staged_setup(shoal_t sh, bool need)
         st = NULL;
     }
     sh->tp_state[SHOAL_TRANSPORT_STAGED] = st;
-    rc = shoal__stage_acquire(sh); /* collective: even where st is missing */
+    rc = shoal__stage_acquire(sh, 1u << SHOAL_TRANSPORT_STAGED); /* collective: even where st is missing */
     if (rc == SHOAL_SUCCESS && st == NULL) rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
 out:
     return rc;
@@ -92,8 +93,8 @@ static bool staged_connect(shoal_t sh, int pe)
 static void staged_teardown(shoal_t sh)
 {
     staged_state_t *st = staged_state(sh);
+    shoal__stage_release(sh, 1u << SHOAL_TRANSPORT_STAGED); /* held even where st is missing */
     if (st == NULL) return;
-    shoal__stage_release(sh);
     free(st->last);
     free(st);
     sh->tp_state[SHOAL_TRANSPORT_STAGED] = NULL;

@@ -7,7 +7,8 @@
  * builds only.
  *
  * Threads: tickets are MPI atomics; the bounce chunk is taken by one
- * thread at a time; the last put ticket per target only grows. */
+ * thread at a time; a put raises the last ticket per target with a
+ * compare-and-swap, and a quiet takes it with an exchange. */
 #if SHOAL_HAVE_CUDA
 #include <pthread.h>
 #include <stdlib.h>
@@ -149,9 +150,11 @@ static int staged_mpi_put(shoal_t sh, const char *call, int pe, size_t off, cons
         }
         if (prc != MPI_SUCCESS) {
             rc = shoal__mpi_error(sh, call, "MPI_Put (staging chunk)", prc);
-            goto out;
+            len = 0; /* the claimed slot is posted empty all the same: the ring moves on */
         }
-        SHOAL__TRY(rc, out, remote_post(sh, call, pe, t, SHOAL__STAGE_PUT, off + done, len));
+        /* A failure above keeps its status: the post's own only if it fails too. */
+        prc = remote_post(sh, call, pe, t, SHOAL__STAGE_PUT, off + done, len);
+        if (rc == SHOAL_SUCCESS) rc = prc;
         if (rc != SHOAL_SUCCESS) goto out;
     }
     if (!nbi) return remote_wait_put(sh, call, pe, t);
@@ -199,8 +202,12 @@ static int staged_mpi_get(shoal_t sh, const char *call, int pe, void *dst, size_
             rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a get out of its GPU heap", pe);
         }
         next = t + SHOAL__STAGE_SLOTS;
-        SHOAL__TRY(rc, out, remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T));
-        SHOAL__TRY(rc, out, remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T));
+        {
+            /* Recycle the slot whatever happened; the first failure is the one returned. */
+            int src = remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T);
+            if (src == SHOAL_SUCCESS) src = remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T);
+            if (rc == SHOAL_SUCCESS) rc = src;
+        }
         if (rc != SHOAL_SUCCESS) goto out;
     }
 out:
@@ -243,7 +250,7 @@ static int staged_mpi_setup(shoal_t sh, bool need)
         pthread_mutex_init(&st->bounce_lock, NULL);
         sh->tp_state[SHOAL_TRANSPORT_MPI_RMA] = st;
     }
-    rc = shoal__stage_acquire(sh); /* collective over the node */
+    rc = shoal__stage_acquire(sh, 1u << SHOAL_TRANSPORT_MPI_RMA); /* collective over the node */
     failed = rc != SHOAL_SUCCESS || st == NULL;
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, sh->comm));
     if (failed) {
@@ -275,13 +282,16 @@ static bool staged_mpi_connect(shoal_t sh, int pe)
 static void staged_mpi_teardown(shoal_t sh)
 {
     staged_mpi_state_t *st = staged_mpi_state(sh);
-    if (st == NULL) return;
+    if (st == NULL) {
+        shoal__stage_release(sh, 1u << SHOAL_TRANSPORT_MPI_RMA); /* held even where st is missing */
+        return;
+    }
     if (!sh->broken && st->win != MPI_WIN_NULL) {
         MPI_Win_unlock_all(st->win);
         MPI_Win_free(&st->win);
     }
     if (st->bounce != NULL) cudaFreeHost(st->bounce);
-    shoal__stage_release(sh);
+    shoal__stage_release(sh, 1u << SHOAL_TRANSPORT_MPI_RMA);
     pthread_mutex_destroy(&st->bounce_lock);
     free(st->last);
     free(st);

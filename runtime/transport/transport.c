@@ -69,7 +69,9 @@ static int shoal__tp_candidates(shoal_t sh)
 
     sh->pe_cands = calloc((size_t)sh->n_pes, sizeof(*sh->pe_cands));
     if (sh->pe_cands == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
-    if (sh->heap_kind == SHOAL_HEAP_GPU && sh->p2p_level < SHOAL_PATH_SYS && sh->node_size > 1) {
+    /* Only cuda_ipc cares about the path (staged takes any pair). */
+    if (sh->heap_kind == SHOAL_HEAP_GPU && sh->p2p_level < SHOAL_PATH_SYS && sh->node_size > 1 &&
+        !(sh->disabled & (1u << SHOAL_TRANSPORT_CUDA_IPC))) {
         if (shoal_topo_load(NULL, &sh->topo) != SHOAL_SUCCESS)
             return shoal__error(sh, SHOAL_ERR_TOPOLOGY, call, "SHOAL_P2P_LEVEL needs the topology: %s",
                                 shoal_topo_last_error());
@@ -80,11 +82,23 @@ static int shoal__tp_candidates(shoal_t sh)
     for (int pe = 0; pe < sh->n_pes; pe++) {
         shoal_transport_id_t ids[SHOAL_TRANSPORT_COUNT];
         char why[384];
-        int n = 0;
+        int n = 0, prc;
         SHOAL__TRY(rc, out, shoal__tp_place(sh, pe, &peer));
-        if (shoal__topo_candidates(sh->topo, &policy, &me, &peer, ids, &n, why, sizeof(why)) != SHOAL_SUCCESS)
-            return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "no transport reaches PE %d (node %d): %s", pe,
-                                sh->pe_node[pe], shoal_topo_last_error());
+        prc = shoal__topo_candidates(sh->topo, &policy, &me, &peer, ids, &n, why, sizeof(why));
+        if (prc == SHOAL_ERR_UNSUPPORTED)
+            return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
+                                "no transport reaches PE %d (node %d) from this %s heap: %s (SHOAL_TRANSPORT_DISABLE "
+                                "is %s)",
+                                pe, sh->pe_node[pe], sh->heap_kind == SHOAL_HEAP_GPU ? "GPU" : "host", why,
+                                sh->heap_kind != SHOAL_HEAP_GPU
+                                    ? "set; on one node a host heap needs shm or mpi_rma"
+                                    : sh->pe_node[pe] == sh->node_id
+                                        ? "set; on one node a GPU heap needs cuda_ipc (peer access within "
+                                          "SHOAL_P2P_LEVEL) or staged"
+                                        : "set");
+        if (prc != SHOAL_SUCCESS)
+            return shoal__error(sh, SHOAL_ERR_INTERNAL, call, "the transport policy failed for PE %d: %s", pe,
+                                shoal_topo_last_error());
         for (int i = 0; i < n; i++) sh->pe_cands[pe] |= 1u << ids[i];
         SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_INIT, "PE %d: policy: %s (%s first)", pe, why,
                    shoal_transport_name(ids[0]));
@@ -93,16 +107,26 @@ out:
     return rc;
 }
 
+/* The candidates of pe, as "cuda_ipc, staged". */
+static void shoal__tp_names(shoal_t sh, int pe, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int id = 0; id < SHOAL_TRANSPORT_COUNT && n < len; id++)
+        if (shoal__tp_candidate(sh, pe, (shoal_transport_id_t)id))
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", shoal_transport_name((shoal_transport_id_t)id));
+}
+
 int shoal__transports_setup(shoal_t sh)
 {
     static const char *call = "shoal_init";
     int rc = SHOAL_SUCCESS;
 
-    sh->pe_tp = calloc((size_t)sh->n_pes, sizeof(*sh->pe_tp));
-    if (sh->pe_tp == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     /* Every PE runs every setup (they may be collective), even after its
-     * own candidates failed: the error is agreed on afterwards. */
-    rc = shoal__tp_candidates(sh);
+     * own part failed: the error is agreed on afterwards. */
+    sh->pe_tp = calloc((size_t)sh->n_pes, sizeof(*sh->pe_tp));
+    if (sh->pe_tp == NULL) rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    if (rc == SHOAL_SUCCESS) rc = shoal__tp_candidates(sh);
     for (size_t i = 0; i < SHOAL__TP_REGISTRY_N; i++) {
         const shoal__tp_ops_t *tp = shoal__tp_registry[i];
         bool need = false;
@@ -119,18 +143,17 @@ int shoal__transports_setup(shoal_t sh)
     }
     for (int pe = 0; rc == SHOAL_SUCCESS && pe < sh->n_pes; pe++) {
         if (sh->pe_tp[pe] == NULL) {
-            char names[96] = "";
-            size_t len = 0;
-            for (int id = 0; id < SHOAL_TRANSPORT_COUNT; id++)
-                if (shoal__tp_candidate(sh, pe, (shoal_transport_id_t)id) && len < sizeof(names))
-                    len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
-                                            shoal_transport_name((shoal_transport_id_t)id));
+            char names[96];
+            shoal__tp_names(sh, pe, names, sizeof(names));
             return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
                                 "no transport reaches PE %d (node %d) from this %s heap: the policy allows %s, and "
                                 "none connected%s",
                                 pe, sh->pe_node[pe], sh->heap_kind == SHOAL_HEAP_GPU ? "GPU" : "host", names,
-                                sh->heap_kind == SHOAL_HEAP_GPU && sh->pe_node[pe] == sh->node_id
-                                    ? " (cuda_ipc needs CUDA peer access between the GPUs)"
+                                shoal__tp_candidate(sh, pe, SHOAL_TRANSPORT_CUDA_IPC)
+                                    ? " (cuda_ipc needs CUDA peer access between the two GPUs)"
+                                : sh->heap_kind == SHOAL_HEAP_GPU && sh->pe_node[pe] != sh->node_id
+                                    ? " (the staging rings that carry mpi_rma to GPU heaps of other nodes are "
+                                      "missing)"
                                     : "");
         }
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "PE %d -> %s", pe, sh->pe_tp[pe]->name);
@@ -186,12 +209,12 @@ unsigned shoal__transports_without(shoal_t sh, unsigned used, unsigned caps)
     return bits;
 }
 
-int shoal__transports_quiet_stream(shoal_t sh, const char *call, unsigned used, void *stream)
+int shoal__transports_quiet_stream(shoal_t sh, const char *call, void *stream)
 {
     for (size_t i = 0; i < SHOAL__TP_REGISTRY_N; i++) {
         const shoal__tp_ops_t *tp = shoal__tp_registry[i];
         int rc;
-        if (tp->heap_kind != sh->heap_kind || !(used & (1u << tp->id)) || tp->quiet_stream == NULL) continue;
+        if (tp->heap_kind != sh->heap_kind || !(sh->tp_setup & (1u << tp->id)) || tp->quiet_stream == NULL) continue;
         rc = tp->quiet_stream(sh, call, stream);
         if (rc < 0) return rc;
     }

@@ -50,8 +50,9 @@ typedef struct shoal__tp_ops {
 
     int (*put)(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi);
     int (*get)(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
-    /* Complete every operation this PE issued through the transport. Safe
-     * to call from several threads at once. */
+    /* Complete every operation this PE issued through the transport. Under
+     * MPI_THREAD_MULTIPLE runtime/rma.c calls it under a lock, one flush
+     * at a time. */
     int (*quiet)(shoal_t sh, const char *call);
     /* After a barrier: make what peers wrote into this PE's heap through
      * the transport visible to its loads. NULL: nothing to do. */
@@ -86,15 +87,23 @@ SHOAL__HIDDEN int shoal__transports_setup(shoal_t sh);
 SHOAL__HIDDEN void shoal__transports_teardown(shoal_t sh);
 /* Complete the operations of the transports whose bits (1u << id) are in used. */
 SHOAL__HIDDEN int shoal__transports_quiet(shoal_t sh, const char *call, unsigned used);
-/* The bits of used whose transports lack every one of caps. */
+/* The bits of used whose transports (of this heap kind) lack every one of caps. */
 SHOAL__HIDDEN unsigned shoal__transports_without(shoal_t sh, unsigned used, unsigned caps);
-/* Make stream wait for the operations of the stream-capable transports in used. */
-SHOAL__HIDDEN int shoal__transports_quiet_stream(shoal_t sh, const char *call, unsigned used, void *stream);
+/* Make stream wait for the non-blocking operations of every stream-capable
+ * transport set up here. */
+SHOAL__HIDDEN int shoal__transports_quiet_stream(shoal_t sh, const char *call, void *stream);
 /* After a barrier: every transport's sync. */
 SHOAL__HIDDEN int shoal__transports_sync(shoal_t sh, const char *call);
 /* Is pe in the policy's candidates for this PE's pair with it (setup uses
  * it to decide which peers to prepare)? */
 SHOAL__HIDDEN bool shoal__tp_candidate(shoal_t sh, int pe, shoal_transport_id_t id);
+
+/* Collective over comm (mpi_rma.c, which needs the answer): does this MPI move the base of a window made over
+ * part of the memory another window covers (MPI_WIN_BASE not the base it
+ * was given), with that other window over the same memory (alias false) or
+ * over a second mapping of its pages (alias true, as shoal's own)? Tried on
+ * scratch memory; *moved_p is the same on every PE. */
+SHOAL__HIDDEN int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p);
 
 /* The transport chosen for pe, and what it can do. */
 static inline const shoal__tp_ops_t *shoal__tp(shoal_t sh, int pe) { return sh->pe_tp[pe]; }
