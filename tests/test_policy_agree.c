@@ -35,6 +35,7 @@
 #define MAX_PES 64
 
 static int me, npes;
+static char buses[MAX_PES][32]; /* rank 0: each PE's GPU (PCI bus id), from the first instance */
 static int settings_run, pairs_checked, refusals_agreed;
 
 /* The transport shoal-topo gives pair (a, b) in its text, or "" if none. */
@@ -79,7 +80,6 @@ static void agree(const char *file, const char *level, const char *disable, int 
 {
     static char names[MAX_PES][NAME_LEN], all[MAX_PES * MAX_PES * NAME_LEN];
     static char topo[MAX_PES][MAX_PES][NAME_LEN];
-    char bus[32] = "", *buses = NULL;
     shoal_config_t cfg;
     shoal_t sh = NULL;
     int rc, any_failed;
@@ -97,15 +97,12 @@ static void agree(const char *file, const char *level, const char *disable, int 
     rc = shoal_init(MPI_COMM_WORLD, &cfg, &sh);
     memset(names, 0, sizeof(names));
     if (rc == SHOAL_SUCCESS) {
-        const char *b;
         CHECK_EQ_INT(sh->heap_kind == SHOAL_HEAP_GPU, gpu_heap);
         for (int pe = 0; pe < npes; pe++) {
             const char *name = NULL;
             CHECK_EQ_INT(shoal_pe_transport(sh, pe, &name), SHOAL_SUCCESS);
             snprintf(names[pe], NAME_LEN, "%s", name);
         }
-        b = gpu_heap ? shoal__gpu_bus_id(sh, me) : NULL;
-        snprintf(bus, sizeof(bus), "%s", b ? b : "");
     } else {
         /* Refused, naming the pair, the heap and what the policy said. */
         CHECK_CONTAINS(shoal_last_error(NULL), "no transport reaches PE");
@@ -116,8 +113,6 @@ static void agree(const char *file, const char *level, const char *disable, int 
     MPI_Allreduce(MPI_IN_PLACE, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     CHECK_MSG(any_failed == (rc != SHOAL_SUCCESS), "shoal_init failed on some PEs only (here: %d)", rc);
     MPI_Gather(names, MAX_PES * NAME_LEN, MPI_CHAR, all, MAX_PES * NAME_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (me == 0) buses = calloc((size_t)npes, sizeof(bus));
-    MPI_Gather(bus, sizeof(bus), MPI_CHAR, buses, sizeof(bus), MPI_CHAR, 0, MPI_COMM_WORLD);
 
     if (me == 0) {
         char args[1024], map[512] = "", out[1 << 16];
@@ -127,8 +122,8 @@ static void agree(const char *file, const char *level, const char *disable, int 
         if (gpu_heap && !file[0]) CHECK_EQ_INT(shoal_topo_load(NULL, &live), SHOAL_SUCCESS);
         for (int pe = 0; pe < npes; pe++) {
             int g = -1;
-            if (gpu_heap) g = live ? shoal_topo_gpu_find(live, buses + pe * sizeof(bus)) : 0;
-            CHECK_MSG(!gpu_heap || g >= 0, "PE %d's GPU %s is not in the live topology", pe, buses + pe * sizeof(bus));
+            if (gpu_heap) g = live ? shoal_topo_gpu_find(live, buses[pe]) : 0;
+            CHECK_MSG(!gpu_heap || g >= 0, "PE %d's GPU %s is not in the live topology", pe, buses[pe]);
             m += (size_t)snprintf(map + m, sizeof(map) - m, "%s%s", pe ? "," : "", "");
             if (g < 0) m += (size_t)snprintf(map + m, sizeof(map) - m, "host");
             else m += (size_t)snprintf(map + m, sizeof(map) - m, "%d", g);
@@ -154,7 +149,6 @@ static void agree(const char *file, const char *level, const char *disable, int 
                     pairs_checked++;
                 }
         }
-        free(buses);
     }
     settings_run++;
     if (sh != NULL) CHECK_EQ_INT(shoal_finalize(sh), SHOAL_SUCCESS);
@@ -194,6 +188,12 @@ int main(int argc, char **argv)
     test_config(&cfg, (size_t)1 << 20);
     CHECK_EQ_INT(shoal_init(MPI_COMM_WORLD, &cfg, &probe), SHOAL_SUCCESS);
     gpu_heap = probe->heap_kind == SHOAL_HEAP_GPU;
+    {
+        char bus[32] = "";
+        const char *b = gpu_heap ? shoal__gpu_bus_id(probe, me) : NULL;
+        snprintf(bus, sizeof(bus), "%s", b ? b : "");
+        MPI_Gather(bus, sizeof(bus), MPI_CHAR, buses, sizeof(bus), MPI_CHAR, 0, MPI_COMM_WORLD);
+    }
     CHECK_EQ_INT(shoal_finalize(probe), SHOAL_SUCCESS);
 
     snprintf(pattern, sizeof(pattern), "%s/tests/fixtures/topology/*.xml", src ? src : ".");
