@@ -34,26 +34,26 @@ extern "C" {
 #endif
 
 /* Statuses: X(name, value, description). 0 is success, errors are negative. */
-#define SHOAL_STATUS_MAP(X)                                                              \
-    X(SUCCESS, 0, "success")                                                             \
-    X(ERR_INVALID_ARG, -1, "invalid argument")                                           \
-    X(ERR_INVALID_INSTANCE, -2, "invalid, NULL or finalized instance")                   \
-    X(ERR_MPI_STATE, -3, "MPI is not initialized or already finalized")                  \
-    X(ERR_MPI, -4, "an MPI call failed")                                                 \
-    X(ERR_CUDA, -5, "a CUDA call failed")                                                \
-    X(ERR_NO_MEMORY, -6, "out of memory")                                                \
-    X(ERR_HEAP_EXHAUSTED, -7, "symmetric heap exhausted")                                \
-    X(ERR_NOT_SYMMETRIC, -8, "collective call with arguments that differ between PEs")   \
-    X(ERR_OUT_OF_BOUNDS, -9, "address range outside the symmetric heap or allocation")   \
-    X(ERR_PE, -10, "PE out of range")                                                    \
-    X(ERR_TIMEOUT, -11, "timed out waiting for other PEs")                               \
-    X(ERR_UNSUPPORTED, -12, "operation not supported for this PE pair or build")         \
-    X(ERR_ENV, -13, "invalid environment variable")                                      \
-    X(ERR_TOPOLOGY, -14, "topology discovery failed")                                    \
-    X(ERR_SYSTEM, -15, "a system call failed")                                           \
-    X(ERR_NO_DEVICE, -16, "no usable GPU")                                               \
-    X(ERR_INTERNAL, -17, "internal error")                                              \
-    X(ERR_ORDER, -18, "read of data with puts still outstanding")                        \
+#define SHOAL_STATUS_MAP(X)                                                                                            \
+    X(SUCCESS, 0, "success")                                                                                           \
+    X(ERR_INVALID_ARG, -1, "invalid argument")                                                                         \
+    X(ERR_INVALID_INSTANCE, -2, "invalid, NULL or finalized instance")                                                 \
+    X(ERR_MPI_STATE, -3, "MPI is not initialized or already finalized")                                                \
+    X(ERR_MPI, -4, "an MPI call failed")                                                                               \
+    X(ERR_CUDA, -5, "a CUDA call failed")                                                                              \
+    X(ERR_NO_MEMORY, -6, "out of memory")                                                                              \
+    X(ERR_HEAP_EXHAUSTED, -7, "symmetric heap exhausted")                                                              \
+    X(ERR_NOT_SYMMETRIC, -8, "collective call with arguments that differ between PEs")                                 \
+    X(ERR_OUT_OF_BOUNDS, -9, "address range outside the symmetric heap or allocation")                                 \
+    X(ERR_PE, -10, "PE out of range")                                                                                  \
+    X(ERR_TIMEOUT, -11, "timed out waiting for other PEs")                                                             \
+    X(ERR_UNSUPPORTED, -12, "operation not supported for this PE pair or build")                                       \
+    X(ERR_ENV, -13, "invalid environment variable")                                                                    \
+    X(ERR_TOPOLOGY, -14, "topology discovery failed")                                                                  \
+    X(ERR_SYSTEM, -15, "a system call failed")                                                                         \
+    X(ERR_NO_DEVICE, -16, "no usable GPU")                                                                             \
+    X(ERR_INTERNAL, -17, "internal error")                                                                             \
+    X(ERR_ORDER, -18, "read of data with puts still outstanding")                                                      \
     X(ERR_THREAD, -19, "call from a thread the MPI thread level does not allow")
 
 typedef enum shoal_status {
@@ -89,14 +89,14 @@ enum {
 /* Instance settings. shoal_config_init fills defaults, then applies SHOAL_*
  * environment variables; the caller may then change any field. */
 typedef struct shoal_config {
-    size_t heap_size;      /* bytes of symmetric heap per PE */
-    int heap_kind;         /* SHOAL_HEAP_AUTO/HOST/GPU */
-    int cuda_device;       /* -1: the device current at init, else node rank modulo the device count */
-    int node_size;         /* >0: consecutive blocks of this many ranks act as nodes */
-    int check;             /* SHOAL_CHECK_* */
-    double timeout;        /* seconds a collective waits for peers; 0: forever (negative: refused) */
-    int wait;              /* SHOAL_WAIT_*: how a PE waits for its peers */
-    char env_error[256];   /* set by shoal_config_init when a SHOAL_* value is invalid */
+    size_t heap_size;    /* bytes of symmetric heap per PE */
+    int heap_kind;       /* SHOAL_HEAP_AUTO/HOST/GPU */
+    int cuda_device;     /* -1: the device current at init, else node rank modulo the device count */
+    int node_size;       /* >0: consecutive blocks of this many ranks act as nodes */
+    int check;           /* SHOAL_CHECK_* */
+    double timeout;      /* seconds a collective waits for peers; 0: forever (negative: refused) */
+    int wait;            /* SHOAL_WAIT_*: how a PE waits for its peers */
+    char env_error[256]; /* set by shoal_config_init when a SHOAL_* value is invalid */
 } shoal_config_t;
 
 SHOAL_EXPORT void shoal_config_init(shoal_config_t *cfg);
@@ -147,38 +147,38 @@ SHOAL_EXPORT int shoal_barrier_all(shoal_t sh);
 SHOAL_EXPORT int shoal_sync_all(shoal_t sh);
 
 /* OpenSHMEM standard RMA types: X(TYPE, NAME). */
-#define SHOAL_RMA_TYPES(X)                                                               \
-    X(float, float)                                                                      \
-    X(double, double)                                                                    \
-    X(long double, longdouble)                                                           \
-    X(char, char)                                                                        \
-    X(signed char, schar)                                                                \
-    X(short, short)                                                                      \
-    X(int, int)                                                                          \
-    X(long, long)                                                                        \
-    X(long long, longlong)                                                               \
-    X(unsigned char, uchar)                                                              \
-    X(unsigned short, ushort)                                                            \
-    X(unsigned int, uint)                                                                \
-    X(unsigned long, ulong)                                                              \
-    X(unsigned long long, ulonglong)                                                     \
-    X(int8_t, int8)                                                                      \
-    X(int16_t, int16)                                                                    \
-    X(int32_t, int32)                                                                    \
-    X(int64_t, int64)                                                                    \
-    X(uint8_t, uint8)                                                                    \
-    X(uint16_t, uint16)                                                                  \
-    X(uint32_t, uint32)                                                                  \
-    X(uint64_t, uint64)                                                                  \
-    X(size_t, size)                                                                      \
+#define SHOAL_RMA_TYPES(X)                                                                                             \
+    X(float, float)                                                                                                    \
+    X(double, double)                                                                                                  \
+    X(long double, longdouble)                                                                                         \
+    X(char, char)                                                                                                      \
+    X(signed char, schar)                                                                                              \
+    X(short, short)                                                                                                    \
+    X(int, int)                                                                                                        \
+    X(long, long)                                                                                                      \
+    X(long long, longlong)                                                                                             \
+    X(unsigned char, uchar)                                                                                            \
+    X(unsigned short, ushort)                                                                                          \
+    X(unsigned int, uint)                                                                                              \
+    X(unsigned long, ulong)                                                                                            \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int8_t, int8)                                                                                                    \
+    X(int16_t, int16)                                                                                                  \
+    X(int32_t, int32)                                                                                                  \
+    X(int64_t, int64)                                                                                                  \
+    X(uint8_t, uint8)                                                                                                  \
+    X(uint16_t, uint16)                                                                                                \
+    X(uint32_t, uint32)                                                                                                \
+    X(uint64_t, uint64)                                                                                                \
+    X(size_t, size)                                                                                                    \
     X(ptrdiff_t, ptrdiff)
 
-#define SHOAL__TYPED_DECL(T, N)                                                          \
-    SHOAL_EXPORT int shoal_##N##_put(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);     \
-    SHOAL_EXPORT int shoal_##N##_get(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);     \
-    SHOAL_EXPORT int shoal_##N##_put_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe); \
-    SHOAL_EXPORT int shoal_##N##_get_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe); \
-    SHOAL_EXPORT int shoal_##N##_p(shoal_t sh, T *dest, T value, int pe);                           \
+#define SHOAL__TYPED_DECL(T, N)                                                                                        \
+    SHOAL_EXPORT int shoal_##N##_put(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);                        \
+    SHOAL_EXPORT int shoal_##N##_get(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);                        \
+    SHOAL_EXPORT int shoal_##N##_put_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);                    \
+    SHOAL_EXPORT int shoal_##N##_get_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);                    \
+    SHOAL_EXPORT int shoal_##N##_p(shoal_t sh, T *dest, T value, int pe);                                              \
     SHOAL_EXPORT int shoal_##N##_g(shoal_t sh, T *value_p, const T *src, int pe);
 SHOAL_RMA_TYPES(SHOAL__TYPED_DECL)
 #undef SHOAL__TYPED_DECL

@@ -218,44 +218,44 @@ int shoal_pe_gpu_shared(shoal_t sh, int pe)
 }
 
 /* The typed families: one line each into the byte-level entry points. */
-#define SHOAL__TYPED_DEF(T, N)                                                           \
-    int shoal_##N##_put(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)        \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_put");                                            \
-        if (nelems > SIZE_MAX / sizeof(T))                                               \
-            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put", "%zu elements overflow", nelems); \
-        return shoal__rma(sh, "shoal_" #N "_put", true, dest, src, nelems * sizeof(T), pe, 0); \
-    }                                                                                    \
-    int shoal_##N##_get(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)        \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_get");                                            \
-        if (nelems > SIZE_MAX / sizeof(T))                                               \
-            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get", "%zu elements overflow", nelems); \
-        return shoal__rma(sh, "shoal_" #N "_get", false, dest, src, nelems * sizeof(T), pe, 0); \
-    }                                                                                    \
-    int shoal_##N##_put_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)    \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_put_nbi");                                        \
-        if (nelems > SIZE_MAX / sizeof(T))                                               \
-            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put_nbi", "%zu elements overflow", nelems); \
-        return shoal__rma(sh, "shoal_" #N "_put_nbi", true, dest, src, nelems * sizeof(T), pe, 1); \
-    }                                                                                    \
-    int shoal_##N##_get_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)    \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_get_nbi");                                        \
-        if (nelems > SIZE_MAX / sizeof(T))                                               \
-            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get_nbi", "%zu elements overflow", nelems); \
-        return shoal__rma(sh, "shoal_" #N "_get_nbi", false, dest, src, nelems * sizeof(T), pe, 1); \
-    }                                                                                    \
-    int shoal_##N##_p(shoal_t sh, T *dest, T value, int pe)                              \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_p");                                              \
-        return shoal__rma(sh, "shoal_" #N "_p", true, dest, &value, sizeof(T), pe, 0);   \
-    }                                                                                    \
-    int shoal_##N##_g(shoal_t sh, T *value_p, const T *src, int pe)                      \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_g");                                              \
-        return shoal__rma(sh, "shoal_" #N "_g", false, value_p, src, sizeof(T), pe, 0);  \
+#define SHOAL__TYPED_DEF(T, N)                                                                                         \
+    int shoal_##N##_put(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)                                      \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_put");                                                                          \
+        if (nelems > SIZE_MAX / sizeof(T))                                                                             \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put", "%zu elements overflow", nelems);       \
+        return shoal__rma(sh, "shoal_" #N "_put", true, dest, src, nelems * sizeof(T), pe, 0);                         \
+    }                                                                                                                  \
+    int shoal_##N##_get(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)                                      \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_get");                                                                          \
+        if (nelems > SIZE_MAX / sizeof(T))                                                                             \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get", "%zu elements overflow", nelems);       \
+        return shoal__rma(sh, "shoal_" #N "_get", false, dest, src, nelems * sizeof(T), pe, 0);                        \
+    }                                                                                                                  \
+    int shoal_##N##_put_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)                                  \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_put_nbi");                                                                      \
+        if (nelems > SIZE_MAX / sizeof(T))                                                                             \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put_nbi", "%zu elements overflow", nelems);   \
+        return shoal__rma(sh, "shoal_" #N "_put_nbi", true, dest, src, nelems * sizeof(T), pe, 1);                     \
+    }                                                                                                                  \
+    int shoal_##N##_get_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)                                  \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_get_nbi");                                                                      \
+        if (nelems > SIZE_MAX / sizeof(T))                                                                             \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get_nbi", "%zu elements overflow", nelems);   \
+        return shoal__rma(sh, "shoal_" #N "_get_nbi", false, dest, src, nelems * sizeof(T), pe, 1);                    \
+    }                                                                                                                  \
+    int shoal_##N##_p(shoal_t sh, T *dest, T value, int pe)                                                            \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_p");                                                                            \
+        return shoal__rma(sh, "shoal_" #N "_p", true, dest, &value, sizeof(T), pe, 0);                                 \
+    }                                                                                                                  \
+    int shoal_##N##_g(shoal_t sh, T *value_p, const T *src, int pe)                                                    \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_g");                                                                            \
+        return shoal__rma(sh, "shoal_" #N "_g", false, value_p, src, sizeof(T), pe, 0);                                \
     }
 SHOAL_RMA_TYPES(SHOAL__TYPED_DEF)
 #undef SHOAL__TYPED_DEF

@@ -54,11 +54,11 @@ SHOAL_EXPORT int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
  * stream order. A 4- or 8-byte p travels inside the stream operation (the
  * value is taken at the call; no copy engine); other sizes wait for the
  * stream and put at once. */
-#define SHOAL__TYPED_STREAM_DECL(T, N)                                                   \
-    SHOAL_EXPORT int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, \
-                                               cudaStream_t stream);                     \
-    SHOAL_EXPORT int shoal_##N##_get_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, \
-                                               cudaStream_t stream);                     \
+#define SHOAL__TYPED_STREAM_DECL(T, N)                                                                                 \
+    SHOAL_EXPORT int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe,               \
+                                               cudaStream_t stream);                                                   \
+    SHOAL_EXPORT int shoal_##N##_get_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe,               \
+                                               cudaStream_t stream);                                                   \
     SHOAL_EXPORT int shoal_##N##_p_on_stream(shoal_t sh, T *dest, T value, int pe, cudaStream_t stream);
 SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DECL)
 #undef SHOAL__TYPED_STREAM_DECL

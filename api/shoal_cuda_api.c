@@ -51,25 +51,29 @@ int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
     return shoal__barrier_all_on_stream(sh, stream);
 }
 
-#define SHOAL__TYPED_STREAM_DEF(T, N)                                                    \
-    int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream) \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_put_on_stream");                                  \
-        if (nelems > SIZE_MAX / sizeof(T))                                               \
-            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put_on_stream", "%zu elements overflow", nelems); \
-        return shoal__rma_on_stream(sh, "shoal_" #N "_put_on_stream", true, dest, src, nelems * sizeof(T), pe, stream); \
-    }                                                                                    \
-    int shoal_##N##_get_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream) \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_get_on_stream");                                  \
-        if (nelems > SIZE_MAX / sizeof(T))                                               \
-            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get_on_stream", "%zu elements overflow", nelems); \
-        return shoal__rma_on_stream(sh, "shoal_" #N "_get_on_stream", false, dest, src, nelems * sizeof(T), pe, stream); \
-    }                                                                                    \
-    int shoal_##N##_p_on_stream(shoal_t sh, T *dest, T value, int pe, cudaStream_t stream) \
-    {                                                                                    \
-        SHOAL__ENTER(sh, "shoal_" #N "_p_on_stream");                                    \
-        return shoal__p_on_stream(sh, "shoal_" #N "_p_on_stream", dest, &value, sizeof(T), pe, stream); \
+#define SHOAL__TYPED_STREAM_DEF(T, N)                                                                                  \
+    int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream)       \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_put_on_stream");                                                                \
+        if (nelems > SIZE_MAX / sizeof(T))                                                                             \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_put_on_stream", "%zu elements overflow",      \
+                                nelems);                                                                               \
+        return shoal__rma_on_stream(sh, "shoal_" #N "_put_on_stream", true, dest, src, nelems * sizeof(T), pe,         \
+                                    stream);                                                                           \
+    }                                                                                                                  \
+    int shoal_##N##_get_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream)       \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_get_on_stream");                                                                \
+        if (nelems > SIZE_MAX / sizeof(T))                                                                             \
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_" #N "_get_on_stream", "%zu elements overflow",      \
+                                nelems);                                                                               \
+        return shoal__rma_on_stream(sh, "shoal_" #N "_get_on_stream", false, dest, src, nelems * sizeof(T), pe,        \
+                                    stream);                                                                           \
+    }                                                                                                                  \
+    int shoal_##N##_p_on_stream(shoal_t sh, T *dest, T value, int pe, cudaStream_t stream)                             \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_p_on_stream");                                                                  \
+        return shoal__p_on_stream(sh, "shoal_" #N "_p_on_stream", dest, &value, sizeof(T), pe, stream);                \
     }
 SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DEF)
 #undef SHOAL__TYPED_STREAM_DEF

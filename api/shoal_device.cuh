@@ -153,18 +153,18 @@ enum {
 };
 
 /* Types with atomics and wait_until: X(TYPE, NAME), 4- and 8-byte integers. */
-#define SHOAL_DEV_AMO_TYPES(X)                                                           \
-    X(int, int)                                                                          \
-    X(unsigned int, uint)                                                                \
-    X(long, long)                                                                        \
-    X(unsigned long, ulong)                                                              \
-    X(long long, longlong)                                                               \
-    X(unsigned long long, ulonglong)                                                     \
-    X(int32_t, int32)                                                                    \
-    X(uint32_t, uint32)                                                                  \
-    X(int64_t, int64)                                                                    \
-    X(uint64_t, uint64)                                                                  \
-    X(size_t, size)                                                                      \
+#define SHOAL_DEV_AMO_TYPES(X)                                                                                         \
+    X(int, int)                                                                                                        \
+    X(unsigned int, uint)                                                                                              \
+    X(long, long)                                                                                                      \
+    X(unsigned long, ulong)                                                                                            \
+    X(long long, longlong)                                                                                             \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int32_t, int32)                                                                                                  \
+    X(uint32_t, uint32)                                                                                                \
+    X(int64_t, int64)                                                                                                  \
+    X(uint64_t, uint64)                                                                                                \
+    X(size_t, size)                                                                                                    \
     X(ptrdiff_t, ptrdiff)
 
 /* ------------------------------------------------------------ internals */
@@ -195,8 +195,8 @@ static __device__ __forceinline__ unsigned int *shoal__dev_peer_ctrl(const shoal
 }
 
 /* The peer address of [addr, addr + nbytes) of the symmetric heap on pe. */
-static __device__ __forceinline__ int shoal__dev_translate(const shoal_device_t &dev, const void *addr,
-                                                           size_t nbytes, int pe, char **peer_p)
+static __device__ __forceinline__ int shoal__dev_translate(const shoal_device_t &dev, const void *addr, size_t nbytes,
+                                                           int pe, char **peer_p)
 {
     uintptr_t a = (uintptr_t)addr, base = (uintptr_t)dev.heap_base;
     char *peer_base;
@@ -225,7 +225,9 @@ static __device__ __forceinline__ unsigned shoal__dev_warp_size(void)
 
 template <int Scope> static __device__ __forceinline__ unsigned shoal__dev_rank(void)
 {
-    return Scope == SHOAL__DEV_BLOCK ? shoal__dev_block_rank() : Scope == SHOAL__DEV_WARP ? (shoal__dev_block_rank() & 31u) : 0;
+    return Scope == SHOAL__DEV_BLOCK  ? shoal__dev_block_rank()
+           : Scope == SHOAL__DEV_WARP ? (shoal__dev_block_rank() & 31u)
+                                      : 0;
 }
 template <int Scope> static __device__ __forceinline__ unsigned shoal__dev_size(void)
 {
@@ -279,7 +281,8 @@ static __device__ __forceinline__ void shoal__dev_copy_as(char *dst, const char 
 }
 
 /* The widest copy the relative alignment of dst and src allows. */
-static __device__ __forceinline__ void shoal__dev_copy(void *dst, const void *src, size_t n, unsigned rank, unsigned size)
+static __device__ __forceinline__ void shoal__dev_copy(void *dst, const void *src, size_t n, unsigned rank,
+                                                       unsigned size)
 {
     uintptr_t rel = (uintptr_t)dst ^ (uintptr_t)src;
     char *d = (char *)dst;
@@ -327,7 +330,8 @@ static __device__ __forceinline__ int shoal__dev_rma_elems(const shoal_device_t 
 
 /* The peer address of an atomic word: inside the heap and aligned to its size. */
 template <typename T>
-static __device__ __forceinline__ int shoal__dev_amo_target(const shoal_device_t &dev, const T *addr, int pe, T **peer_p)
+static __device__ __forceinline__ int shoal__dev_amo_target(const shoal_device_t &dev, const T *addr, int pe,
+                                                            T **peer_p)
 {
     static_assert(cuda::std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
                   "shoal device atomics work on 4- and 8-byte integers");
@@ -389,26 +393,26 @@ static __device__ __forceinline__ void shoal_dev_fence(void) { asm volatile("fen
 
 /* ------------------------------------------------------------ RMA, bytes */
 
-#define SHOAL__DEV_RMA_BYTES(SUFFIX, SCOPE)                                                \
-    static __device__ __forceinline__ int shoal_dev_put##SUFFIX(const shoal_device_t &dev, void *dest, const void *src, \
-                                                                size_t nbytes, int pe)   \
-    {                                                                                    \
-        return shoal__dev_rma<SCOPE>(dev, true, false, dest, src, nbytes, pe);           \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_get##SUFFIX(const shoal_device_t &dev, void *dest, const void *src, \
-                                                                size_t nbytes, int pe)   \
-    {                                                                                    \
-        return shoal__dev_rma<SCOPE>(dev, false, false, dest, src, nbytes, pe);          \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_put_nbi##SUFFIX(const shoal_device_t &dev, void *dest,            \
-                                                                    const void *src, size_t nbytes, int pe)           \
-    {                                                                                    \
-        return shoal__dev_rma<SCOPE>(dev, true, true, dest, src, nbytes, pe);            \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_get_nbi##SUFFIX(const shoal_device_t &dev, void *dest,            \
-                                                                    const void *src, size_t nbytes, int pe)           \
-    {                                                                                    \
-        return shoal__dev_rma<SCOPE>(dev, false, true, dest, src, nbytes, pe);           \
+#define SHOAL__DEV_RMA_BYTES(SUFFIX, SCOPE)                                                                            \
+    static __device__ __forceinline__ int shoal_dev_put##SUFFIX(const shoal_device_t &dev, void *dest,                 \
+                                                                const void *src, size_t nbytes, int pe)                \
+    {                                                                                                                  \
+        return shoal__dev_rma<SCOPE>(dev, true, false, dest, src, nbytes, pe);                                         \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_get##SUFFIX(const shoal_device_t &dev, void *dest,                 \
+                                                                const void *src, size_t nbytes, int pe)                \
+    {                                                                                                                  \
+        return shoal__dev_rma<SCOPE>(dev, false, false, dest, src, nbytes, pe);                                        \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_put_nbi##SUFFIX(const shoal_device_t &dev, void *dest,             \
+                                                                    const void *src, size_t nbytes, int pe)            \
+    {                                                                                                                  \
+        return shoal__dev_rma<SCOPE>(dev, true, true, dest, src, nbytes, pe);                                          \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_get_nbi##SUFFIX(const shoal_device_t &dev, void *dest,             \
+                                                                    const void *src, size_t nbytes, int pe)            \
+    {                                                                                                                  \
+        return shoal__dev_rma<SCOPE>(dev, false, true, dest, src, nbytes, pe);                                         \
     }
 
 /* put: nbytes from local src to pe's dest (symmetric). get: from pe's src
@@ -423,8 +427,8 @@ SHOAL__DEV_RMA_BYTES(_block, SHOAL__DEV_BLOCK)
 
 /* Store value into pe's *dest (a volatile store: one store of sizeof(T)). */
 template <typename T, int Lazy = 0>
-static __device__ __forceinline__ int shoal_dev_p(const shoal_device_t &dev, T *dest, typename shoal__dev_same<T>::type value,
-                                                  int pe)
+static __device__ __forceinline__ int shoal_dev_p(const shoal_device_t &dev, T *dest,
+                                                  typename shoal__dev_same<T>::type value, int pe)
 {
     static_assert(!cuda::std::is_same<T, long double>::value,
                   "no device long double (nvcc treats it as double): move long double data with put/get");
@@ -463,44 +467,45 @@ template <> struct shoal__dev_elem_size<long double> {
 #endif
 };
 
-#define SHOAL__DEV_TYPED_SCOPE(T, N, SUFFIX, SCOPE)                                        \
-    static __device__ __forceinline__ int shoal_dev_##N##_put##SUFFIX(const shoal_device_t &dev, T *dest, const T *src, \
-                                                                      size_t nelems, int pe) \
-    {                                                                                    \
-        return shoal__dev_rma_elems<SCOPE>(dev, true, false, dest, src, nelems, shoal__dev_elem_size<T>::value, pe); \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_get##SUFFIX(const shoal_device_t &dev, T *dest, const T *src, \
-                                                                      size_t nelems, int pe) \
-    {                                                                                    \
-        return shoal__dev_rma_elems<SCOPE>(dev, false, false, dest, src, nelems, shoal__dev_elem_size<T>::value, pe); \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_put_nbi##SUFFIX(const shoal_device_t &dev, T *dest,         \
-                                                                          const T *src, size_t nelems, int pe)        \
-    {                                                                                    \
-        return shoal__dev_rma_elems<SCOPE>(dev, true, true, dest, src, nelems, shoal__dev_elem_size<T>::value, pe); \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_get_nbi##SUFFIX(const shoal_device_t &dev, T *dest,         \
-                                                                          const T *src, size_t nelems, int pe)        \
-    {                                                                                    \
-        return shoal__dev_rma_elems<SCOPE>(dev, false, true, dest, src, nelems, shoal__dev_elem_size<T>::value, pe); \
+#define SHOAL__DEV_TYPED_SCOPE(T, N, SUFFIX, SCOPE)                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_put##SUFFIX(const shoal_device_t &dev, T *dest,              \
+                                                                      const T *src, size_t nelems, int pe)             \
+    {                                                                                                                  \
+        return shoal__dev_rma_elems<SCOPE>(dev, true, false, dest, src, nelems, shoal__dev_elem_size<T>::value, pe);   \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_get##SUFFIX(const shoal_device_t &dev, T *dest,              \
+                                                                      const T *src, size_t nelems, int pe)             \
+    {                                                                                                                  \
+        return shoal__dev_rma_elems<SCOPE>(dev, false, false, dest, src, nelems, shoal__dev_elem_size<T>::value, pe);  \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_put_nbi##SUFFIX(const shoal_device_t &dev, T *dest,          \
+                                                                          const T *src, size_t nelems, int pe)         \
+    {                                                                                                                  \
+        return shoal__dev_rma_elems<SCOPE>(dev, true, true, dest, src, nelems, shoal__dev_elem_size<T>::value, pe);    \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_get_nbi##SUFFIX(const shoal_device_t &dev, T *dest,          \
+                                                                          const T *src, size_t nelems, int pe)         \
+    {                                                                                                                  \
+        return shoal__dev_rma_elems<SCOPE>(dev, false, true, dest, src, nelems, shoal__dev_elem_size<T>::value, pe);   \
     }
 
 /* shoal_dev_<N>_put/get/put_nbi/get_nbi[_warp|_block] (counts in elements)
  * and shoal_dev_<N>_p/g. p and g are templates with a defaulted parameter
  * only so that the long double pair is refused where it is used. */
-#define SHOAL__DEV_TYPED(T, N)                                                           \
-    SHOAL__DEV_TYPED_SCOPE(T, N, , SHOAL__DEV_THREAD)                                    \
-    SHOAL__DEV_TYPED_SCOPE(T, N, _warp, SHOAL__DEV_WARP)                                 \
-    SHOAL__DEV_TYPED_SCOPE(T, N, _block, SHOAL__DEV_BLOCK)                               \
-    template <int Lazy = 0>                                                              \
-    static __device__ __forceinline__ int shoal_dev_##N##_p(const shoal_device_t &dev, T *dest, T value, int pe) \
-    {                                                                                    \
-        return shoal_dev_p<T, Lazy>(dev, dest, value, pe);                               \
-    }                                                                                    \
-    template <int Lazy = 0>                                                              \
-    static __device__ __forceinline__ int shoal_dev_##N##_g(const shoal_device_t &dev, T *value_p, const T *src, int pe) \
-    {                                                                                    \
-        return shoal_dev_g<T, Lazy>(dev, value_p, src, pe);                              \
+#define SHOAL__DEV_TYPED(T, N)                                                                                         \
+    SHOAL__DEV_TYPED_SCOPE(T, N, , SHOAL__DEV_THREAD)                                                                  \
+    SHOAL__DEV_TYPED_SCOPE(T, N, _warp, SHOAL__DEV_WARP)                                                               \
+    SHOAL__DEV_TYPED_SCOPE(T, N, _block, SHOAL__DEV_BLOCK)                                                             \
+    template <int Lazy = 0>                                                                                            \
+    static __device__ __forceinline__ int shoal_dev_##N##_p(const shoal_device_t &dev, T *dest, T value, int pe)       \
+    {                                                                                                                  \
+        return shoal_dev_p<T, Lazy>(dev, dest, value, pe);                                                             \
+    }                                                                                                                  \
+    template <int Lazy = 0>                                                                                            \
+    static __device__ __forceinline__ int shoal_dev_##N##_g(const shoal_device_t &dev, T *value_p, const T *src,       \
+                                                            int pe)                                                    \
+    {                                                                                                                  \
+        return shoal_dev_g<T, Lazy>(dev, value_p, src, pe);                                                            \
     }
 SHOAL_RMA_TYPES(SHOAL__DEV_TYPED)
 #undef SHOAL__DEV_TYPED
@@ -512,7 +517,8 @@ SHOAL_RMA_TYPES(SHOAL__DEV_TYPED)
  * (on success; fetched_p may be NULL). Relaxed, system scope. */
 
 template <typename T>
-static __device__ __forceinline__ int shoal_dev_atomic_fetch(const shoal_device_t &dev, const T *src, int pe, T *value_p)
+static __device__ __forceinline__ int shoal_dev_atomic_fetch(const shoal_device_t &dev, const T *src, int pe,
+                                                             T *value_p)
 {
     T *p;
     int rc = shoal__dev_amo_target(dev, src, pe, &p);
@@ -562,28 +568,28 @@ static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_
 }
 
 /* shoal_dev_atomic_fetch_OP (old value to *fetched_p) and shoal_dev_atomic_OP. */
-#define SHOAL__DEV_AMO_OP(OP)                                                              \
-    template <typename T>                                                                \
-    static __device__ __forceinline__ int shoal_dev_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,             \
+#define SHOAL__DEV_AMO_OP(OP)                                                                                          \
+    template <typename T>                                                                                              \
+    static __device__ __forceinline__ int shoal_dev_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,              \
                                                                       typename shoal__dev_same<T>::type value, int pe, \
-                                                                      T *fetched_p)      \
-    {                                                                                    \
-        T *p;                                                                            \
-        int rc = shoal__dev_amo_target(dev, dest, pe, &p);                               \
-        if (rc != SHOAL_SUCCESS) return rc;                                              \
-        T old = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed); \
-        if (fetched_p != NULL) *fetched_p = old;                                         \
-        return SHOAL_SUCCESS;                                                            \
-    }                                                                                    \
-    template <typename T>                                                                \
-    static __device__ __forceinline__ int shoal_dev_atomic_##OP(const shoal_device_t &dev, T *dest,                   \
-                                                                typename shoal__dev_same<T>::type value, int pe)      \
-    {                                                                                    \
-        T *p;                                                                            \
-        int rc = shoal__dev_amo_target(dev, dest, pe, &p);                               \
-        if (rc != SHOAL_SUCCESS) return rc;                                              \
-        cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed); \
-        return SHOAL_SUCCESS;                                                            \
+                                                                      T *fetched_p)                                    \
+    {                                                                                                                  \
+        T *p;                                                                                                          \
+        int rc = shoal__dev_amo_target(dev, dest, pe, &p);                                                             \
+        if (rc != SHOAL_SUCCESS) return rc;                                                                            \
+        T old = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed);      \
+        if (fetched_p != NULL) *fetched_p = old;                                                                       \
+        return SHOAL_SUCCESS;                                                                                          \
+    }                                                                                                                  \
+    template <typename T>                                                                                              \
+    static __device__ __forceinline__ int shoal_dev_atomic_##OP(const shoal_device_t &dev, T *dest,                    \
+                                                                typename shoal__dev_same<T>::type value, int pe)       \
+    {                                                                                                                  \
+        T *p;                                                                                                          \
+        int rc = shoal__dev_amo_target(dev, dest, pe, &p);                                                             \
+        if (rc != SHOAL_SUCCESS) return rc;                                                                            \
+        cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed);              \
+        return SHOAL_SUCCESS;                                                                                          \
     }
 SHOAL__DEV_AMO_OP(add)
 SHOAL__DEV_AMO_OP(and)
@@ -592,11 +598,13 @@ SHOAL__DEV_AMO_OP(xor)
 #undef SHOAL__DEV_AMO_OP
 
 template <typename T>
-static __device__ __forceinline__ int shoal_dev_atomic_fetch_inc(const shoal_device_t &dev, T *dest, int pe, T *fetched_p)
+static __device__ __forceinline__ int shoal_dev_atomic_fetch_inc(const shoal_device_t &dev, T *dest, int pe,
+                                                                 T *fetched_p)
 {
     return shoal_dev_atomic_fetch_add(dev, dest, (T)1, pe, fetched_p);
 }
-template <typename T> static __device__ __forceinline__ int shoal_dev_atomic_inc(const shoal_device_t &dev, T *dest, int pe)
+template <typename T>
+static __device__ __forceinline__ int shoal_dev_atomic_inc(const shoal_device_t &dev, T *dest, int pe)
 {
     return shoal_dev_atomic_add(dev, dest, (T)1, pe);
 }
@@ -627,61 +635,62 @@ static __device__ __forceinline__ int shoal_dev_test(T *ivar, int cmp, typename 
 
 /* ------------------------------------------------------------ atomics and waits, typed */
 
-#define SHOAL__DEV_AMO_TYPED_OP(T, N, OP)                                                  \
-    static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,       \
-                                                                            T value, int pe, T *fetched_p)            \
-    {                                                                                    \
-        return shoal_dev_atomic_fetch_##OP<T>(dev, dest, value, pe, fetched_p);          \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_atomic_##OP(const shoal_device_t &dev, T *dest, T value,    \
-                                                                      int pe)            \
-    {                                                                                    \
-        return shoal_dev_atomic_##OP<T>(dev, dest, value, pe);                           \
+#define SHOAL__DEV_AMO_TYPED_OP(T, N, OP)                                                                              \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,        \
+                                                                            T value, int pe, T *fetched_p)             \
+    {                                                                                                                  \
+        return shoal_dev_atomic_fetch_##OP<T>(dev, dest, value, pe, fetched_p);                                        \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_##OP(const shoal_device_t &dev, T *dest, T value,     \
+                                                                      int pe)                                          \
+    {                                                                                                                  \
+        return shoal_dev_atomic_##OP<T>(dev, dest, value, pe);                                                         \
     }
 
 /* shoal_dev_<N>_atomic_fetch, _set, _swap, _compare_swap, _fetch_add/_add,
  * _fetch_inc/_inc, _fetch_and/_and, _fetch_or/_or, _fetch_xor/_xor;
  * shoal_dev_<N>_wait_until, shoal_dev_<N>_test. */
-#define SHOAL__DEV_AMO_TYPED(T, N)                                                         \
-    static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch(const shoal_device_t &dev, const T *src, int pe, \
-                                                                       T *value_p)       \
-    {                                                                                    \
-        return shoal_dev_atomic_fetch<T>(dev, src, pe, value_p);                         \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_atomic_set(const shoal_device_t &dev, T *dest, T value, int pe) \
-    {                                                                                    \
-        return shoal_dev_atomic_set<T>(dev, dest, value, pe);                            \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_atomic_swap(const shoal_device_t &dev, T *dest, T value,    \
-                                                                      int pe, T *fetched_p) \
-    {                                                                                    \
-        return shoal_dev_atomic_swap<T>(dev, dest, value, pe, fetched_p);                \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_atomic_compare_swap(const shoal_device_t &dev, T *dest,     \
-                                                                              T cond, T value, int pe, T *fetched_p)  \
-    {                                                                                    \
-        return shoal_dev_atomic_compare_swap<T>(dev, dest, cond, value, pe, fetched_p);  \
-    }                                                                                    \
+#define SHOAL__DEV_AMO_TYPED(T, N)                                                                                     \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch(const shoal_device_t &dev, const T *src,        \
+                                                                       int pe, T *value_p)                             \
+    {                                                                                                                  \
+        return shoal_dev_atomic_fetch<T>(dev, src, pe, value_p);                                                       \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_set(const shoal_device_t &dev, T *dest, T value,      \
+                                                                     int pe)                                           \
+    {                                                                                                                  \
+        return shoal_dev_atomic_set<T>(dev, dest, value, pe);                                                          \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_swap(const shoal_device_t &dev, T *dest, T value,     \
+                                                                      int pe, T *fetched_p)                            \
+    {                                                                                                                  \
+        return shoal_dev_atomic_swap<T>(dev, dest, value, pe, fetched_p);                                              \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_compare_swap(const shoal_device_t &dev, T *dest,      \
+                                                                              T cond, T value, int pe, T *fetched_p)   \
+    {                                                                                                                  \
+        return shoal_dev_atomic_compare_swap<T>(dev, dest, cond, value, pe, fetched_p);                                \
+    }                                                                                                                  \
     static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch_inc(const shoal_device_t &dev, T *dest, int pe, \
-                                                                           T *fetched_p) \
-    {                                                                                    \
-        return shoal_dev_atomic_fetch_inc<T>(dev, dest, pe, fetched_p);                  \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_atomic_inc(const shoal_device_t &dev, T *dest, int pe)      \
-    {                                                                                    \
-        return shoal_dev_atomic_inc<T>(dev, dest, pe);                                   \
-    }                                                                                    \
-    SHOAL__DEV_AMO_TYPED_OP(T, N, add)                                                   \
-    SHOAL__DEV_AMO_TYPED_OP(T, N, and)                                                   \
-    SHOAL__DEV_AMO_TYPED_OP(T, N, or)                                                    \
-    SHOAL__DEV_AMO_TYPED_OP(T, N, xor)                                                   \
-    static __device__ __forceinline__ T shoal_dev_##N##_wait_until(T *ivar, int cmp, T value) \
-    {                                                                                    \
-        return shoal_dev_wait_until<T>(ivar, cmp, value);                                \
-    }                                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_test(T *ivar, int cmp, T value) \
-    {                                                                                    \
-        return shoal_dev_test<T>(ivar, cmp, value);                                      \
+                                                                           T *fetched_p)                               \
+    {                                                                                                                  \
+        return shoal_dev_atomic_fetch_inc<T>(dev, dest, pe, fetched_p);                                                \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_atomic_inc(const shoal_device_t &dev, T *dest, int pe)       \
+    {                                                                                                                  \
+        return shoal_dev_atomic_inc<T>(dev, dest, pe);                                                                 \
+    }                                                                                                                  \
+    SHOAL__DEV_AMO_TYPED_OP(T, N, add)                                                                                 \
+    SHOAL__DEV_AMO_TYPED_OP(T, N, and)                                                                                 \
+    SHOAL__DEV_AMO_TYPED_OP(T, N, or)                                                                                  \
+    SHOAL__DEV_AMO_TYPED_OP(T, N, xor)                                                                                 \
+    static __device__ __forceinline__ T shoal_dev_##N##_wait_until(T *ivar, int cmp, T value)                          \
+    {                                                                                                                  \
+        return shoal_dev_wait_until<T>(ivar, cmp, value);                                                              \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_test(T *ivar, int cmp, T value)                              \
+    {                                                                                                                  \
+        return shoal_dev_test<T>(ivar, cmp, value);                                                                    \
     }
 SHOAL_DEV_AMO_TYPES(SHOAL__DEV_AMO_TYPED)
 #undef SHOAL__DEV_AMO_TYPED
@@ -717,7 +726,8 @@ static __device__ __forceinline__ uint64_t shoal_dev_signal_wait_until(uint64_t 
 /* Both ranges are checked before anything is stored: an error moves nothing. */
 template <int Scope>
 static __device__ __forceinline__ int shoal__dev_put_signal(const shoal_device_t &dev, void *dest, const void *src,
-                                                            size_t nbytes, uint64_t *sig, uint64_t value, int op, int pe)
+                                                            size_t nbytes, uint64_t *sig, uint64_t value, int op,
+                                                            int pe)
 {
     char *peer;
     uint64_t *peer_sig;

@@ -11,9 +11,9 @@ extern "C" {
 #endif
 
 /* Control area of each PE (device memory right behind its heap), in 32-bit words. */
-#define SHOAL_DEVICE_STREAM_FLAGS 0       /* [0, 4096): stream-barrier flag of each PE */
-#define SHOAL_DEVICE_BARRIER_FLAGS 4096   /* [4096, 8192): device-barrier flag of each PE */
-#define SHOAL_DEVICE_BARRIER_GEN 8192     /* this PE's device-barrier generation */
+#define SHOAL_DEVICE_STREAM_FLAGS 0     /* [0, 4096): stream-barrier flag of each PE */
+#define SHOAL_DEVICE_BARRIER_FLAGS 4096 /* [4096, 8192): device-barrier flag of each PE */
+#define SHOAL_DEVICE_BARRIER_GEN 8192   /* this PE's device-barrier generation */
 #define SHOAL_DEVICE_MAX_PES 4096
 
 /* PEs whose peer addresses travel inside the struct (kernel parameter

@@ -108,7 +108,7 @@ SHOAL_EXPORT int shoal_topo_cpubind(shoal_topo_t topo, char *buf, size_t len);
  * (SHOAL_ERR_UNSUPPORTED for a topology loaded from a file). */
 SHOAL_EXPORT int shoal_topo_gpu_near_binding(shoal_topo_t topo, int gpu);
 
-SHOAL_EXPORT const char *shoal_path_name(shoal_path_t path);                 /* "NVL", "PIX", ... */
+SHOAL_EXPORT const char *shoal_path_name(shoal_path_t path);               /* "NVL", "PIX", ... */
 SHOAL_EXPORT int shoal_path_parse(const char *name, shoal_path_t *path_p); /* inverse, case-insensitive */
 SHOAL_EXPORT const char *shoal_transport_name(shoal_transport_id_t tp);    /* "cuda_ipc", ... */
 SHOAL_EXPORT int shoal_transport_parse(const char *name, shoal_transport_id_t *tp_p);
@@ -139,9 +139,8 @@ typedef struct shoal_topo_policy {
 /* Choose the transport from a to b (the first of self, cuda_ipc, shm,
  * staged, mpi_rma that applies and is not disabled), and say why in
  * why[0..why_len). Reads the model only; CUDA is not consulted. */
-SHOAL_EXPORT int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy,
-                                   const shoal_topo_place_t *a, const shoal_topo_place_t *b,
-                                   shoal_transport_id_t *tp_p, char *why, size_t why_len);
+SHOAL_EXPORT int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, const shoal_topo_place_t *a,
+                                   const shoal_topo_place_t *b, shoal_transport_id_t *tp_p, char *why, size_t why_len);
 
 /* Write the topology (NVLink matrix included) as hwloc XML that lstopo -i loads. */
 SHOAL_EXPORT int shoal_topo_export_xml(shoal_topo_t topo, const char *path);

@@ -279,7 +279,8 @@ int main(int argc, char **argv)
                 void *args[] = {&dev, &grid_iters, &d_st};
                 MPI_Barrier(MPI_COMM_WORLD);
                 CUDA_OK(cudaEventRecord(e0, st));
-                CUDA_OK(cudaLaunchCooperativeKernel((const void *)barrier_grid_kernel, dim3(sms), dim3(256), args, 0, st));
+                CUDA_OK(
+                    cudaLaunchCooperativeKernel((const void *)barrier_grid_kernel, dim3(sms), dim3(256), args, 0, st));
                 t = elapsed(st) / grid_iters;
                 MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
                 tg = best(tg, t);

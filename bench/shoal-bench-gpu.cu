@@ -146,7 +146,8 @@ int main(int argc, char **argv)
             double tp = 1e9;
             for (int r = 0; r < reps; r++) {
                 double t0 = MPI_Wtime();
-                for (int i = 0; i < iters; i++) SH_OK(sh, shoal_uint64_p_on_stream(sh, (uint64_t *)dst, (uint64_t)i, 1, st));
+                for (int i = 0; i < iters; i++)
+                    SH_OK(sh, shoal_uint64_p_on_stream(sh, (uint64_t *)dst, (uint64_t)i, 1, st));
                 CUDA_OK(cudaStreamSynchronize(st));
                 tp = best(tp, (MPI_Wtime() - t0) / iters);
             }
@@ -208,8 +209,10 @@ int main(int argc, char **argv)
         write32_fn write32 = NULL;
         wait32_fn wait32 = NULL;
         enum cudaDriverEntryPointQueryResult q;
-        CUDA_OK(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", (void **)&write32, 12000, cudaEnableDefault, &q));
-        CUDA_OK(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", (void **)&wait32, 12000, cudaEnableDefault, &q));
+        CUDA_OK(
+            cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", (void **)&write32, 12000, cudaEnableDefault, &q));
+        CUDA_OK(
+            cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", (void **)&wait32, 12000, cudaEnableDefault, &q));
         int other = 1 - me;
         uint32_t *peer_flag = (uint32_t *)shoal_ptr(sh, flags, other) + me;
         uint32_t *my_flag = (uint32_t *)flags + other;

@@ -77,8 +77,8 @@ typedef struct bench_opts {
 
 /* One figure: ops timed side by side on n bytes. */
 typedef struct bench_fig {
-    int kind;       /* BENCH_FIG_* */
-    size_t n;       /* bytes per op */
+    int kind; /* BENCH_FIG_* */
+    size_t n; /* bytes per op */
     int nops;
     int ops[4];     /* BENCH_SHOAL_PUT, ... */
     long count[4];  /* ops per batch, fixed in the warm-up pass */
@@ -94,9 +94,9 @@ enum {
 
 typedef struct bench {
     shoal_t sh;
-    int me;                /* rank in MPI_COMM_WORLD == PE */
+    int me; /* rank in MPI_COMM_WORLD == PE */
     int n_pes;
-    int oversubscribed;    /* more ranks on this host than cores */
+    int oversubscribed; /* more ranks on this host than cores */
     bench_opts_t o;
     unsigned char *sym;                      /* symmetric: shoal's target */
     unsigned char *win_mem[BENCH_WIN_COUNT]; /* the memory under each MPI window */
@@ -126,17 +126,16 @@ static void bench_mpi_fail(const bench_t *b, const char *what, int rc)
     bench_fail(b, what, msg);
 }
 
-#define BENCH_SHOAL(b, call, what)                                                       \
-    do {                                                                                 \
-        int bench_rc_ = (call);                                                          \
-        if (__builtin_expect(bench_rc_ != SHOAL_SUCCESS, 0))                             \
-            bench_fail((b), (what), shoal_last_error((b)->sh));                          \
+#define BENCH_SHOAL(b, call, what)                                                                                     \
+    do {                                                                                                               \
+        int bench_rc_ = (call);                                                                                        \
+        if (__builtin_expect(bench_rc_ != SHOAL_SUCCESS, 0)) bench_fail((b), (what), shoal_last_error((b)->sh));       \
     } while (0)
 
-#define BENCH_MPI(b, call, what)                                                         \
-    do {                                                                                 \
-        int bench_rc_ = (call);                                                          \
-        if (__builtin_expect(bench_rc_ != MPI_SUCCESS, 0)) bench_mpi_fail((b), (what), bench_rc_); \
+#define BENCH_MPI(b, call, what)                                                                                       \
+    do {                                                                                                               \
+        int bench_rc_ = (call);                                                                                        \
+        if (__builtin_expect(bench_rc_ != MPI_SUCCESS, 0)) bench_mpi_fail((b), (what), bench_rc_);                     \
     } while (0)
 
 /* Every PE meets here outside the timed loops. Waiting ranks poll MPI, as
@@ -154,8 +153,10 @@ static void bench_sync(const bench_t *b)
     for (;;) {
         BENCH_MPI(b, MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
         if (done) break;
-        if (b->oversubscribed && b->me >= 2) nanosleep(&nap, NULL);
-        else if (b->oversubscribed) sched_yield();
+        if (b->oversubscribed && b->me >= 2)
+            nanosleep(&nap, NULL);
+        else if (b->oversubscribed)
+            sched_yield();
     }
 }
 
@@ -221,8 +222,10 @@ static double bench_imbalance(const bench_t *b, int use_shoal)
         for (unsigned long i = 0; i < WORK; i++) acc += i * 2654435761ul;
         t = MPI_Wtime() - t0;
     }
-    if (use_shoal) BENCH_SHOAL(b, shoal_barrier_all(b->sh), "shoal_barrier_all");
-    else BENCH_MPI(b, MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    if (use_shoal)
+        BENCH_SHOAL(b, shoal_barrier_all(b->sh), "shoal_barrier_all");
+    else
+        BENCH_MPI(b, MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     return t;
 }
 
@@ -279,8 +282,7 @@ static void bench_verify(const bench_t *b, const char *what, const unsigned char
  * both windows. */
 static void bench_verify_puts(const bench_t *b, size_t n, unsigned seed, const char *what)
 {
-    static const char *const win_names[BENCH_WIN_COUNT] = {"MPI_Put (MPI_Win_allocate)",
-                                                           "MPI_Put (MPI_Win_create)"};
+    static const char *const win_names[BENCH_WIN_COUNT] = {"MPI_Put (MPI_Win_allocate)", "MPI_Put (MPI_Win_create)"};
     char name[96];
 
     /* shoal's puts are visible after its barrier; MPI's after the origin's
@@ -302,9 +304,12 @@ static void bench_verify_puts(const bench_t *b, size_t n, unsigned seed, const c
 
 static void bench_size_str(size_t n, char *buf, size_t len)
 {
-    if (n >= BENCH_MIB && n % BENCH_MIB == 0) snprintf(buf, len, "%zu MiB", n / BENCH_MIB);
-    else if (n >= 1024 && n % 1024 == 0) snprintf(buf, len, "%zu KiB", n / 1024);
-    else snprintf(buf, len, "%zu B", n);
+    if (n >= BENCH_MIB && n % BENCH_MIB == 0)
+        snprintf(buf, len, "%zu MiB", n / BENCH_MIB);
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, len, "%zu KiB", n / 1024);
+    else
+        snprintf(buf, len, "%zu B", n);
 }
 
 /* One latency line: microseconds per op and shoal's share of the reference's. */
@@ -344,8 +349,10 @@ static void bench_fig_batch(bench_t *b, bench_fig_t *f, int pass)
     if (b->me == 0) {
         /* memcpy's destination is left as the last batch left it: its
          * bytes are checked against this batch's pattern after. */
-        if (f->kind == BENCH_FIG_GET) memset(b->dst, 0, 128 + n);
-        else bench_fill(b->src, n, seed);
+        if (f->kind == BENCH_FIG_GET)
+            memset(b->dst, 0, 128 + n);
+        else
+            bench_fill(b->src, n, seed);
     }
     if (f->kind == BENCH_FIG_GET) BENCH_SHOAL(b, shoal_barrier_all(b->sh), "shoal_barrier_all");
     bench_sync(b);
@@ -367,9 +374,7 @@ static void bench_fig_batch(bench_t *b, bench_fig_t *f, int pass)
     bench_sync(b);
 
     switch (f->kind) {
-    case BENCH_FIG_PUT:
-        bench_verify_puts(b, n, seed, "8-byte");
-        break;
+    case BENCH_FIG_PUT: bench_verify_puts(b, n, seed, "8-byte"); break;
     case BENCH_FIG_BANDWIDTH:
         if (b->me == 0) bench_verify(b, "memcpy", b->dst, n, seed);
         bench_verify_puts(b, n, seed, "bandwidth");
@@ -389,13 +394,19 @@ static void bench_fig_batch(bench_t *b, bench_fig_t *f, int pass)
  * bytes and max_size itself if it is none. Returns how many. */
 static int bench_figs(const bench_t *b, bench_fig_t *figs, int max)
 {
-    static const bench_fig_t put = {.kind = BENCH_FIG_PUT, .n = BENCH_LAT_SIZE, .nops = 3,
+    static const bench_fig_t put = {.kind = BENCH_FIG_PUT,
+                                    .n = BENCH_LAT_SIZE,
+                                    .nops = 3,
                                     .ops = {BENCH_SHOAL_PUT, BENCH_MPI_PUT_ALLOC, BENCH_MPI_PUT_CREATE}};
-    static const bench_fig_t get = {.kind = BENCH_FIG_GET, .n = BENCH_LAT_SIZE, .nops = 3,
+    static const bench_fig_t get = {.kind = BENCH_FIG_GET,
+                                    .n = BENCH_LAT_SIZE,
+                                    .nops = 3,
                                     .ops = {BENCH_SHOAL_GET, BENCH_MPI_GET_ALLOC, BENCH_MPI_GET_CREATE}};
-    static const bench_fig_t bar = {.kind = BENCH_FIG_BARRIER, .nops = 2,
+    static const bench_fig_t bar = {.kind = BENCH_FIG_BARRIER,
+                                    .nops = 2,
                                     .ops = {BENCH_SHOAL_BARRIER, BENCH_MPI_BARRIER}};
-    static const bench_fig_t bw = {.kind = BENCH_FIG_BANDWIDTH, .nops = 4,
+    static const bench_fig_t bw = {.kind = BENCH_FIG_BANDWIDTH,
+                                   .nops = 4,
                                    .ops = {BENCH_SHOAL_PUT, BENCH_MEMCPY, BENCH_MPI_PUT_ALLOC, BENCH_MPI_PUT_CREATE}};
     int nf = 0;
 
@@ -421,12 +432,11 @@ static int bench_figs(const bench_t *b, bench_fig_t *figs, int max)
 
 static void bench_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: mpiexec -n 2|4 shoal-bench [--iters N] [--max-size BYTES] [--batches N] [--quick]\n"
-            "  --iters N         operations per latency and barrier batch (default 100000)\n"
-            "  --max-size BYTES  largest put of the bandwidth sweep, suffixes k, m, g (default 64m)\n"
-            "  --batches N       batches per figure, the best counts (default 5; more on a busy machine)\n"
-            "  --quick           few iterations and sizes up to 4m, for smoke tests\n");
+    fprintf(out, "usage: mpiexec -n 2|4 shoal-bench [--iters N] [--max-size BYTES] [--batches N] [--quick]\n"
+                 "  --iters N         operations per latency and barrier batch (default 100000)\n"
+                 "  --max-size BYTES  largest put of the bandwidth sweep, suffixes k, m, g (default 64m)\n"
+                 "  --batches N       batches per figure, the best counts (default 5; more on a busy machine)\n"
+                 "  --quick           few iterations and sizes up to 4m, for smoke tests\n");
 }
 
 /* "64m" -> 67108864; 0 on a malformed value. */
@@ -439,9 +449,21 @@ static size_t bench_parse_size(const char *s)
     v = strtoull(s, &end, 10);
     if (errno != 0 || end == s) return 0;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
     default: break;
     }
     return *end == '\0' ? (size_t)v : 0;
@@ -465,12 +487,14 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
             if (me == 0) bench_usage(stdout);
             return 2;
         }
-        if ((strcmp(a, "--iters") == 0 || strcmp(a, "--max-size") == 0 || strcmp(a, "--batches") == 0) &&
-            i + 1 < argc)
+        if ((strcmp(a, "--iters") == 0 || strcmp(a, "--max-size") == 0 || strcmp(a, "--batches") == 0) && i + 1 < argc)
             val = argv[++i];
-        else if (strncmp(a, "--iters=", 8) == 0) val = a + 8;
-        else if (strncmp(a, "--max-size=", 11) == 0) val = a + 11;
-        else if (strncmp(a, "--batches=", 10) == 0) val = a + 10;
+        else if (strncmp(a, "--iters=", 8) == 0)
+            val = a + 8;
+        else if (strncmp(a, "--max-size=", 11) == 0)
+            val = a + 11;
+        else if (strncmp(a, "--batches=", 10) == 0)
+            val = a + 10;
         if (val != NULL && (strncmp(a, "--iters", 7) == 0 || strncmp(a, "--batches", 9) == 0)) {
             int is_iters = a[2] == 'i';
             long max = is_iters ? LONG_MAX : 1000;
@@ -526,8 +550,9 @@ static void bench_setup(bench_t *b)
     BENCH_MPI(b, MPI_Win_allocate((MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &b->win[BENCH_WIN_ALLOC]),
               "MPI_Win_allocate");
     b->win_mem[BENCH_WIN_ALLOC] = mem;
-    BENCH_MPI(b, MPI_Win_create(b->win_mem[BENCH_WIN_CREATE], (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
-                                &b->win[BENCH_WIN_CREATE]),
+    BENCH_MPI(b,
+              MPI_Win_create(b->win_mem[BENCH_WIN_CREATE], (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                             &b->win[BENCH_WIN_CREATE]),
               "MPI_Win_create");
     memset(b->sym, 0, n); /* touch every page before anything is timed */
     for (int w = 0; w < BENCH_WIN_COUNT; w++) {
@@ -589,14 +614,14 @@ static void bench_header(const bench_t *b, int n_nodes, int host_ranks, long cor
     if (b->me != 0) return;
     bench_size_str(b->o.max_size, maxs, sizeof(maxs));
     printf("shoal-bench: shoal %d.%d.%d against %s\n", v / 10000, v / 100 % 100, v % 100, lib);
-    printf("n_pes %d, transport PE 0 -> PE 1: %s, nodes %d (SHOAL_NODE_SIZE=%s), %d ranks on %ld cores%s\n",
-           b->n_pes, tp, n_nodes, node_env ? node_env : "unset", host_ranks, cores,
+    printf("n_pes %d, transport PE 0 -> PE 1: %s, nodes %d (SHOAL_NODE_SIZE=%s), %d ranks on %ld cores%s\n", b->n_pes,
+           tp, n_nodes, node_env ? node_env : "unset", host_ranks, cores,
            host_ranks > cores ? " (oversubscribed)" : "");
     printf("heap host, %zu MiB per PE; MPI windows of %s, lock_all: \"alloc\" MPI_Win_allocate, "
            "\"create\" MPI_Win_create over a shoal_malloc buffer\n",
            (heap_used + heap_free) / BENCH_MIB, maxs);
-    printf("best of %d batches; up to %ld ops per batch, fewer where a batch would pass %.2f s%s\n",
-           b->o.batches, b->o.iters, b->o.batch_s, b->o.quick ? " (--quick: rough figures)" : "");
+    printf("best of %d batches; up to %ld ops per batch, fewer where a batch would pass %.2f s%s\n", b->o.batches,
+           b->o.iters, b->o.batch_s, b->o.quick ? " (--quick: rough figures)" : "");
     /* Other work on the cores skews every figure: say how busy they were. */
     if (getloadavg(load, 1) == 1)
         printf("load average at start %.2f on %ld cores%s\n", load[0], cores,
@@ -691,8 +716,10 @@ int main(int argc, char **argv)
                b.o.quick ? "; --quick: indicative only, 4 MiB reads low with few puts per batch" : "");
         if (strcmp(tp, "shm") == 0) {
             bench_goal("put 8 B latency / MPI_Put+MPI_Win_flush", figs[0].best[0] / put_mpi, 0.1, 1);
-            if (bw_goal > 0) bench_goal("put 4 MiB bandwidth / memcpy", bw_goal, 0.9, 0);
-            else printf("  put 4 MiB bandwidth / memcpy: not measured (--max-size below 4 MiB)\n");
+            if (bw_goal > 0)
+                bench_goal("put 4 MiB bandwidth / memcpy", bw_goal, 0.9, 0);
+            else
+                printf("  put 4 MiB bandwidth / memcpy: not measured (--max-size below 4 MiB)\n");
         } else {
             printf("  put goals not checked: PE 0 -> PE 1 goes over %s, not shm\n", tp);
         }

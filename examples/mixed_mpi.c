@@ -24,7 +24,7 @@
 
 #include "shoal.h"
 
-#define N 32       /* cells per PE */
+#define N 32 /* cells per PE */
 #define ITERS 400
 
 static int rank, size;
@@ -40,10 +40,8 @@ static void check(int status, shoal_t sh, const char *what)
 /* u[0] and u[N + 1] are halos; the rod's ends are fixed halos of the end PEs. */
 static void set_ends(double *u)
 {
-    if (rank == 0)
-        u[0] = 1.0;
-    if (rank == size - 1)
-        u[N + 1] = 0.0;
+    if (rank == 0) u[0] = 1.0;
+    if (rank == size - 1) u[N + 1] = 0.0;
 }
 
 /* One Jacobi sweep over u[1..N]; returns this PE's sum of squared changes. */
@@ -63,14 +61,12 @@ static double jacobi(double *u)
 static void pass_token(int iter)
 {
     int token = iter;
-    if (size < 2)
-        return;
+    if (size < 2) return;
     if (rank == 0) {
         MPI_Send(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
         MPI_Recv(&token, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (token != iter + size * (size - 1) / 2) {
-            fprintf(stderr, "mixed_mpi: token came back as %d, expected %d\n", token,
-                    iter + size * (size - 1) / 2);
+            fprintf(stderr, "mixed_mpi: token came back as %d, expected %d\n", token, iter + size * (size - 1) / 2);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     } else {
@@ -104,8 +100,7 @@ static double run_shoal(shoal_t sh, double *result)
          * its result, and puts into a neighbour's halo again, before every PE
          * has finished reading its halos in this sweep. */
         MPI_Allreduce(&sq, &residual, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        if (it % 25 == 0)
-            pass_token(it);
+        if (it % 25 == 0) pass_token(it);
     }
     memcpy(result, u + 1, N * sizeof(double));
     check(shoal_free(sh, u), sh, "shoal_free");
@@ -122,10 +117,9 @@ static double run_mpi(double *result)
     set_ends(u);
     for (int it = 0; it < ITERS; it++) {
         double sq;
-        MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[N + 1], 1, MPI_DOUBLE, right, 1,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Sendrecv(&u[N], 1, MPI_DOUBLE, right, 2, &u[0], 1, MPI_DOUBLE, left, 2,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[N + 1], 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&u[N], 1, MPI_DOUBLE, right, 2, &u[0], 1, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         sq = jacobi(u);
         MPI_Allreduce(&sq, &residual, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
@@ -151,8 +145,7 @@ int main(int argc, char **argv)
     r_shoal = run_shoal(sh, with_shoal);
     r_mpi = run_mpi(with_mpi);
 
-    for (int i = 0; i < N; i++)
-        same &= with_shoal[i] == with_mpi[i];
+    for (int i = 0; i < N; i++) same &= with_shoal[i] == with_mpi[i];
     same &= r_shoal == r_mpi;
     MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 
@@ -161,8 +154,7 @@ int main(int argc, char **argv)
         if (all_same)
             printf("mixed_mpi: %d iterations, residual %.3e, matches pure MPI\n", ITERS, r_shoal);
         else
-            printf("mixed_mpi: %d iterations, residual %.3e, DIFFERS from pure MPI (%.3e)\n",
-                   ITERS, r_shoal, r_mpi);
+            printf("mixed_mpi: %d iterations, residual %.3e, DIFFERS from pure MPI (%.3e)\n", ITERS, r_shoal, r_mpi);
     }
     MPI_Finalize();
     return all_same ? 0 : 1;

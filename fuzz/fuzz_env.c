@@ -18,17 +18,17 @@
 
 #include "shoal_env.h"
 
-#define FUZZ_ASSERT(cond)                                                                \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "fuzz_env: %s:%d: %s\n", __FILE__, __LINE__, #cond);         \
-            abort();                                                                     \
-        }                                                                                \
+#define FUZZ_ASSERT(cond)                                                                                              \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "fuzz_env: %s:%d: %s\n", __FILE__, __LINE__, #cond);                                       \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static const char *const vars[] = {
-    "SHOAL_HEAP_SIZE", "SHOAL_HEAP_KIND", "SHOAL_CUDA_DEVICE", "SHOAL_NODE_SIZE",
-    "SHOAL_CHECK", "SHOAL_TIMEOUT", "SHOAL_TRANSPORT_DISABLE", "SHOAL_P2P_LEVEL",
+    "SHOAL_HEAP_SIZE", "SHOAL_HEAP_KIND", "SHOAL_CUDA_DEVICE",       "SHOAL_NODE_SIZE",
+    "SHOAL_CHECK",     "SHOAL_TIMEOUT",   "SHOAL_TRANSPORT_DISABLE", "SHOAL_P2P_LEVEL",
 };
 enum { NVARS = sizeof(vars) / sizeof(vars[0]) };
 

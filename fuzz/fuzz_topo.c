@@ -20,12 +20,12 @@
 
 #include "shoal_topo.h"
 
-#define FUZZ_ASSERT(cond)                                                                \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "fuzz_topo: %s:%d: %s\n", __FILE__, __LINE__, #cond);        \
-            abort();                                                                     \
-        }                                                                                \
+#define FUZZ_ASSERT(cond)                                                                                              \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "fuzz_topo: %s:%d: %s\n", __FILE__, __LINE__, #cond);                                      \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static char in_path[64], out_path[64];

@@ -98,9 +98,12 @@ static long shoal__alloc_index(const shoal__alloc_t *a, size_t off)
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const shoal__block_t *b = &a->blocks[mid];
-        if (off < b->off) hi = mid;
-        else if (off >= b->off + b->size) lo = mid + 1;
-        else return (long)mid;
+        if (off < b->off)
+            hi = mid;
+        else if (off >= b->off + b->size)
+            lo = mid + 1;
+        else
+            return (long)mid;
     }
     return -1;
 }

@@ -25,7 +25,6 @@
 #include "transport/transport.h"
 #include "shoal_rma.h"
 
-
 /* A node leader that gives up on a collective says so to the other
  * leaders, in a note on the leaders' communicator: a leader arriving later
  * would complete the agreement this one abandoned (MPI matches its
@@ -53,9 +52,8 @@ static void shoal__announce_give_up(shoal_t sh)
     *sd->gave_up_note = sh->gen;
     for (int k = 0; k < n; k++) {
         sd->gave_up_req[k] = MPI_REQUEST_NULL;
-        if (k != me &&
-            MPI_Isend(sd->gave_up_note, 1, MPI_UINT64_T, k, SHOAL__TAG_GAVE_UP, sh->leader_comm, &sd->gave_up_req[k]) !=
-                MPI_SUCCESS)
+        if (k != me && MPI_Isend(sd->gave_up_note, 1, MPI_UINT64_T, k, SHOAL__TAG_GAVE_UP, sh->leader_comm,
+                                 &sd->gave_up_req[k]) != MPI_SUCCESS)
             sd->gave_up_req[k] = MPI_REQUEST_NULL;
     }
 }
@@ -114,8 +112,10 @@ static bool shoal__wait_step(shoal_t sh, unsigned *spins, bool progress)
     bool yielding = *spins >= shoal__spin_limit;
 
     if (sh->wait_sleep && *spins >= shoal__spin_limit + SHOAL__YIELDS_BEFORE_SLEEP) return true;
-    if (progress) shoal__wait_progress(sh, spins);
-    else shoal__wait_pause(spins);
+    if (progress)
+        shoal__wait_progress(sh, spins);
+    else
+        shoal__wait_pause(spins);
     if (yielding) (*spins)++; /* wait_pause counts spins only */
     return false;
 }
@@ -170,7 +170,6 @@ static bool shoal__expired(shoal__deadline_t *d)
     if (d->checks < 1024 && (d->checks & 255) != 0) return false;
     return shoal__now() - d->start > d->timeout;
 }
-
 
 /* Wait for a non-blocking collective for at most the instance's timeout.
  * false: it did not complete (or failed); the request is abandoned. */
@@ -386,7 +385,8 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
                 shoal__release(sh, gen, rc);
                 return rc;
             }
-            if (atomic_load_explicit(&s->coll, memory_order_relaxed) != (uint32_t)coll || atomic_load_explicit(&s->arg, memory_order_relaxed) != arg)
+            if (atomic_load_explicit(&s->coll, memory_order_relaxed) != (uint32_t)coll ||
+                atomic_load_explicit(&s->arg, memory_order_relaxed) != arg)
                 verdict = SHOAL_ERR_NOT_SYMMETRIC;
         }
         if (sh->n_nodes > 1) {
@@ -416,8 +416,10 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
              * one. On this one: its release, with the verdict, follows. */
             if ((lead & SHOAL__GAVE_UP) && (lead & ~SHOAL__GAVE_UP) < gen)
                 return shoal__timeout_error(sh, call, coll, gen, SHOAL__TO_LATE);
-            if (lead & SHOAL__GAVE_UP) shoal__wait_pause(&spins);
-            else shoal__node_wait(sh, &spins, &c->release_q, &wf);
+            if (lead & SHOAL__GAVE_UP)
+                shoal__wait_pause(&spins);
+            else
+                shoal__node_wait(sh, &spins, &c->release_q, &wf);
             waited = true;
         }
         verdict = atomic_load_explicit(&c->verdict, memory_order_relaxed);
@@ -486,4 +488,3 @@ int shoal__barrier_as(shoal_t sh, const char *call, int coll)
      * loads. */
     return shoal__transports_sync(sh, call);
 }
-

@@ -10,7 +10,6 @@
 #include "coll_diag.h"
 #include "shoal_instance.h"
 
-
 static const char *const shoal__coll_names[] = {
 #define SHOAL__COLL_STR(name, str) str,
     SHOAL__COLL_MAP(SHOAL__COLL_STR)
@@ -101,11 +100,15 @@ static void shoal__who_add(shoal_t sh, shoal__who_t *w, int pe, uint64_t arrived
         shoal__list_add(&w->missing, "PE %d (%sits process %d has exited or was killed)", pe, node,
                         shoal__robust(sh)->pe_pid[pe]);
     } else if (arrived == 0) {
-        shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; none since shoal_init, while "
-                        "this PE is in its %s)", pe, node, mine);
+        shoal__list_add(&w->missing,
+                        "PE %d (%snot in a collective of this instance; none since shoal_init, while "
+                        "this PE is in its %s)",
+                        pe, node, mine);
     } else {
-        shoal__list_add(&w->missing, "PE %d (%snot in a collective of this instance; the last it entered was its %s, "
-                        "%s, while this PE is in its %s)", pe, node, its, shoal__coll_name((int)coll), mine);
+        shoal__list_add(&w->missing,
+                        "PE %d (%snot in a collective of this instance; the last it entered was its %s, "
+                        "%s, while this PE is in its %s)",
+                        pe, node, its, shoal__coll_name((int)coll), mine);
     }
 }
 
@@ -199,8 +202,10 @@ static void shoal__who_remote(shoal_t sh, shoal__who_t *w, uint64_t gen, int col
             /* No answer: MPI may still write the buffer, so it is left to it. */
             shoal__node_pes_str(sh, k, pes, sizeof(pes));
             if (shoal__pe_gone(sh, leader[k]))
-                shoal__list_add(&w->missing, "PE %d (node %d, its process %d has exited or was killed; the state of "
-                                "PEs %s is unknown)", leader[k], k, shoal__robust(sh)->pe_pid[leader[k]], pes);
+                shoal__list_add(&w->missing,
+                                "PE %d (node %d, its process %d has exited or was killed; the state of "
+                                "PEs %s is unknown)",
+                                leader[k], k, shoal__robust(sh)->pe_pid[leader[k]], pes);
             else
                 shoal__list_add(&w->missing, "PEs %s (node %d; its leader PE %d did not answer)", pes, k, leader[k]);
             buf[k] = NULL;
@@ -281,21 +286,17 @@ void shoal__who_say(shoal_t sh, shoal__who_t *w, uint64_t gen, int coll, char *w
     if (w->missing.count == 0 && sh->n_nodes > 1) {
         if (w->gave_up.count == 0) {
             shoal__node_pes_str(sh, sh->node_id, pes, sizeof(pes));
-            n += (size_t)snprintf(what + n, len - n, "every PE of node %d (PEs %s) arrived; ", sh->node_id,
-                                  pes);
+            n += (size_t)snprintf(what + n, len - n, "every PE of node %d (PEs %s) arrived; ", sh->node_id, pes);
         }
         shoal__who_remote(sh, w, gen, coll);
     }
-    if (w->missing.count)
-        n += (size_t)snprintf(what + n, len - n, "PEs that never arrived: %s; ", w->missing.buf);
+    if (w->missing.count) n += (size_t)snprintf(what + n, len - n, "PEs that never arrived: %s; ", w->missing.buf);
     if (w->other.count && n < len)
         n += (size_t)snprintf(what + n, len - n, "PEs in another collective: %s; ", w->other.buf);
     if (w->gave_up.count && n < len)
         n += (size_t)snprintf(what + n, len - n,
-                              "PEs that gave up waiting (timed out) before this PE got through: %s; ",
-                              w->gave_up.buf);
+                              "PEs that gave up waiting (timed out) before this PE got through: %s; ", w->gave_up.buf);
     if (w->missing.count + w->other.count + w->gave_up.count == 0 && n < len)
         n += (size_t)snprintf(what + n, len - n, "no PE was found missing; ");
     free(w);
 }
-

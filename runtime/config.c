@@ -55,8 +55,10 @@ static void shoal__env_report_unknown(void)
             char shown[49];
             for (size_t i = 0; i < 48; i++) shown[i] = (unsigned char)(*e)[i] < 0x20 || (*e)[i] == 0x7f ? '?' : (*e)[i];
             shown[48] = '\0';
-            fprintf(stderr, "shoal: %s... is not a shoal variable and is ignored (SHOAL_WARN_UNKNOWN_ENV=n silences "
-                    "this)\n", shown);
+            fprintf(stderr,
+                    "shoal: %s... is not a shoal variable and is ignored (SHOAL_WARN_UNKNOWN_ENV=n silences "
+                    "this)\n",
+                    shown);
             continue;
         }
         memcpy(name, *e + 6, len - 6);
@@ -70,11 +72,15 @@ static void shoal__env_report_unknown(void)
         }
         /* Close enough to be a slip: a third of the name, at least 2. */
         if (best != NULL && best_d <= (strlen(best) / 3 > 2 ? strlen(best) / 3 : 2))
-            fprintf(stderr, "shoal: SHOAL_%s is not a shoal variable and is ignored; did you mean SHOAL_%s? "
-                    "(SHOAL_WARN_UNKNOWN_ENV=n silences this)\n", name, best);
+            fprintf(stderr,
+                    "shoal: SHOAL_%s is not a shoal variable and is ignored; did you mean SHOAL_%s? "
+                    "(SHOAL_WARN_UNKNOWN_ENV=n silences this)\n",
+                    name, best);
         else
-            fprintf(stderr, "shoal: SHOAL_%s is not a shoal variable and is ignored (shoal_env_print lists them; "
-                    "SHOAL_WARN_UNKNOWN_ENV=n silences this)\n", name);
+            fprintf(stderr,
+                    "shoal: SHOAL_%s is not a shoal variable and is ignored (shoal_env_print lists them; "
+                    "SHOAL_WARN_UNKNOWN_ENV=n silences this)\n",
+                    name);
     }
 }
 
@@ -136,8 +142,7 @@ void shoal__env_for_init(shoal_t sh, const shoal_config_t *cfg, shoal__settings_
             snprintf(value, sizeof(value), "%s", n->name ? n->name : "?");
             break;
         }
-        default: /* no config field is of another kind */
-            continue;
+        default: /* no config field is of another kind */ continue;
         }
         set = shoal__env_is_set((shoal__env_key_t)i);
         if (i == SHOAL__ENV_HEAP_SIZE) {
@@ -146,8 +151,10 @@ void shoal__env_for_init(shoal_t sh, const shoal_config_t *cfg, shoal__settings_
         }
         snprintf(var, sizeof(var), "SHOAL_%s", row->name);
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "config %s = %s from %s%s%s", field, value,
-                   code ? "the program" : set ? var : "the default", code && set ? ", which overrides " : "",
-                   code && set ? var : "");
+                   code  ? "the program"
+                   : set ? var
+                         : "the default",
+                   code && set ? ", which overrides " : "", code && set ? var : "");
     }
 }
 

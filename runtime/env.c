@@ -44,11 +44,28 @@ int shoal__parse_size(const char *s, size_t *value_p)
     if (errno != 0 || end == s) return SHOAL_ERR_ENV;
     switch (*end) {
     case '\0': break;
-    case 'b': case 'B': break; /* "4096B": the B below */
-    case 'k': case 'K': mult = 1ull << 10; end++; break;
-    case 'm': case 'M': mult = 1ull << 20; end++; break;
-    case 'g': case 'G': mult = 1ull << 30; end++; break;
-    case 't': case 'T': mult = 1ull << 40; end++; break;
+    case 'b':
+    case 'B': break; /* "4096B": the B below */
+    case 'k':
+    case 'K':
+        mult = 1ull << 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1ull << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1ull << 30;
+        end++;
+        break;
+    case 't':
+    case 'T':
+        mult = 1ull << 40;
+        end++;
+        break;
     default: return SHOAL_ERR_ENV;
     }
     if (*end == 'b' || *end == 'B') end++; /* "64kB", "2GB" */
@@ -161,32 +178,41 @@ static int shoal__env_parse_fault(const char *v, void *dest, size_t size, char *
     return SHOAL_SUCCESS;
 }
 
-
 #define SHOAL__ENV_RANGE(lo_, hi_) .lo = (double)(lo_), .hi = (double)(hi_)
-#define SHOAL__ENV_NAMES(...) .names = (const shoal__env_name_t[]){__VA_ARGS__, {NULL, 0}}
+#define SHOAL__ENV_NAMES(...)                                                                                          \
+    .names = (const shoal__env_name_t[])                                                                               \
+    {                                                                                                                  \
+        __VA_ARGS__, { NULL, 0 }                                                                                       \
+    }
 #define SHOAL__ENV_PARSER(fn) .parse = (fn)
 #define SHOAL__ENV_ANY .parse = NULL
 
 const shoal__env_row_t shoal__env_rows[] = {
-#define SHOAL__ENV_ROW(name_, kind_, def_, values_, field_, expect_, doc_)                                        \
-    [SHOAL__ENV_##name_] = {.name = #name_, .kind = SHOAL__ENV_KIND_##kind_, .def = def_, values_,               \
-                            .field = #field_, .off = offsetof(shoal__settings_t, field_),                        \
-                            .size = sizeof(((shoal__settings_t *)0)->field_), .expect = expect_, .doc = doc_},
+#define SHOAL__ENV_ROW(name_, kind_, def_, values_, field_, expect_, doc_)                                             \
+    [SHOAL__ENV_##name_] = {.name = #name_,                                                                            \
+                            .kind = SHOAL__ENV_KIND_##kind_,                                                           \
+                            .def = def_,                                                                               \
+                            values_,                                                                                   \
+                            .field = #field_,                                                                          \
+                            .off = offsetof(shoal__settings_t, field_),                                                \
+                            .size = sizeof(((shoal__settings_t *)0)->field_),                                          \
+                            .expect = expect_,                                                                         \
+                            .doc = doc_},
     SHOAL_ENV_TABLE(SHOAL__ENV_ROW)
 #undef SHOAL__ENV_ROW
 };
 
 /* Each row's field has the type of its kind (a STRING's parser may fill
  * a field of its own). */
-#define SHOAL__ENV_TYPE_SIZE(f) _Generic((f), size_t: 1, default: 0)
-#define SHOAL__ENV_TYPE_INT(f) _Generic((f), int: 1, default: 0)
-#define SHOAL__ENV_TYPE_DOUBLE(f) _Generic((f), double: 1, default: 0)
-#define SHOAL__ENV_TYPE_ENUM(f) _Generic((f), int: 1, default: 0)
-#define SHOAL__ENV_TYPE_LIST(f) _Generic((f), unsigned: 1, default: 0)
+#define SHOAL__ENV_TYPE_SIZE(f) _Generic((f), size_t : 1, default : 0)
+#define SHOAL__ENV_TYPE_INT(f) _Generic((f), int : 1, default : 0)
+#define SHOAL__ENV_TYPE_DOUBLE(f) _Generic((f), double : 1, default : 0)
+#define SHOAL__ENV_TYPE_ENUM(f) _Generic((f), int : 1, default : 0)
+#define SHOAL__ENV_TYPE_LIST(f) _Generic((f), unsigned : 1, default : 0)
 #define SHOAL__ENV_TYPE_STRING(f) 1
-#define SHOAL__ENV_TYPE_BOOL(f) _Generic((f), bool: 1, default: 0)
-#define SHOAL__ENV_TYPE_CHECK(name_, kind_, def_, values_, field_, expect_, doc_)                                 \
-    _Static_assert(SHOAL__ENV_TYPE_##kind_(((shoal__settings_t *)0)->field_),                                    \
+#define SHOAL__ENV_TYPE_BOOL(f) _Generic((f), bool : 1, default : 0)
+#define SHOAL__ENV_TYPE_CHECK(name_, kind_, def_, values_, field_, expect_, doc_)                                      \
+    _Static_assert(SHOAL__ENV_TYPE_##kind_(((shoal__settings_t *)0)->field_),                                          \
                    "SHOAL_" #name_ ": shoal__settings_t." #field_ " is not of the type of a " #kind_);
 SHOAL_ENV_TABLE(SHOAL__ENV_TYPE_CHECK)
 #undef SHOAL__ENV_TYPE_CHECK
@@ -321,7 +347,10 @@ static const char *shoal__env_expect_text(const shoal__env_row_t *row, char *buf
     while (row->names[count].name != NULL) count++;
     buf[0] = '\0';
     for (size_t i = 0; i < count && n < len; i++)
-        n += (size_t)snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : i + 1 == count ? " or " : ", ",
+        n += (size_t)snprintf(buf + n, len - n, "%s%s",
+                              i == 0           ? ""
+                              : i + 1 == count ? " or "
+                                               : ", ",
                               row->names[i].name);
     if (row->def[0] == '\0' && n < len) snprintf(buf + n, len - n, " (or unset)");
     return buf;
@@ -351,12 +380,11 @@ int shoal__env_load(shoal__settings_t *s)
         snprintf(shoal__env_expect[i], sizeof(shoal__env_expect[0]), "%s", expect);
         /* A long value is cut, so that the name and what is expected show. */
         if (s->cfg.env_error[0] == '\0')
-            snprintf(s->cfg.env_error, sizeof(s->cfg.env_error), "SHOAL_%s=%.64s%s is invalid: expected %s",
-                     row->name, v, strlen(v) > 64 ? "..." : "", expect);
+            snprintf(s->cfg.env_error, sizeof(s->cfg.env_error), "SHOAL_%s=%.64s%s is invalid: expected %s", row->name,
+                     v, strlen(v) > 64 ? "..." : "", expect);
         if (s->error[0] == '\0' && shoal__env_cfg_field(row) == NULL)
             snprintf(s->error, sizeof(s->error), "SHOAL_%s=%.64s%s is invalid: expected %s", row->name, v,
                      strlen(v) > 64 ? "..." : "", expect);
     }
     return s->cfg.env_error[0] != '\0' ? SHOAL_ERR_ENV : SHOAL_SUCCESS;
 }
-

@@ -33,13 +33,11 @@ _Static_assert(sizeof(((struct shoal_instance *)0)->err) == SHOAL__ERR_LEN, "sh-
 const char *shoal_strerror(int status)
 {
     switch (status) {
-#define SHOAL__STATUS_STR(name, value, desc)                                             \
-    case (value):                                                                        \
-        return "SHOAL_" #name ": " desc;
+#define SHOAL__STATUS_STR(name, value, desc)                                                                           \
+    case (value): return "SHOAL_" #name ": " desc;
         SHOAL_STATUS_MAP(SHOAL__STATUS_STR)
 #undef SHOAL__STATUS_STR
-    default:
-        return "SHOAL_ERR_UNKNOWN: not a shoal status";
+    default: return "SHOAL_ERR_UNKNOWN: not a shoal status";
     }
 }
 
@@ -105,7 +103,8 @@ int shoal__error(shoal_t sh, int status, const char *call, const char *fmt, ...)
     /* One failure, one WARN: a message completed later (call NULL: the
      * earlier text with what followed, or moved to another slot) is an
      * update, logged at INFO. */
-    SHOAL__LOG(call == NULL ? SHOAL__LOG_INFO : SHOAL__LOG_WARN, SHOAL__SUB_ALL, "%s (%s)", buf, shoal_strerror(status));
+    SHOAL__LOG(call == NULL ? SHOAL__LOG_INFO : SHOAL__LOG_WARN, SHOAL__SUB_ALL, "%s (%s)", buf,
+               shoal_strerror(status));
     return status;
 }
 

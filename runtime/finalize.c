@@ -124,7 +124,8 @@ int shoal__finalize(shoal_t sh)
         char first[sizeof(sh->err)];
         snprintf(first, sizeof(first), "%s", shoal_last_error(sh));
         if (sh->broken)
-            shoal__error(sh, rc, NULL, "%s; not every PE came to shoal_finalize within %g s: only this PE's memory "
+            shoal__error(sh, rc, NULL,
+                         "%s; not every PE came to shoal_finalize within %g s: only this PE's memory "
                          "was freed; its MPI windows and communicators stay, and MPI_Finalize may not return",
                          first, sh->cfg.timeout > 0 ? sh->cfg.timeout : 30);
         else
@@ -193,4 +194,3 @@ int shoal__finalize(shoal_t sh)
     (void)call;
     return rc;
 }
-

@@ -27,7 +27,8 @@ int shoal__gpu_share_kind(const shoal__gpu_id_t *ids, int a, int b)
 }
 
 /* Appends to buf like snprintf, keeping the whole length in *total. */
-static void shoal__cat(char *buf, size_t len, size_t *total, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void shoal__cat(char *buf, size_t len, size_t *total, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 static void shoal__cat(char *buf, size_t len, size_t *total, const char *fmt, ...)
 {
     va_list ap;
@@ -77,7 +78,8 @@ size_t shoal__gpu_share_warning(const shoal__gpu_id_t *ids, const int *pes, int 
     shoal__cat(buf, len, &total,
                ": host and stream-ordered calls between them work, but their kernels take turns by time slices, so "
                "a kernel that waits for another of these PEs' kernels (device barriers, signal and value waits) "
-               "advances only every few milliseconds; start MPS (nvidia-cuda-mps-control -d, see shoal's README) or give "
+               "advances only every few milliseconds; start MPS (nvidia-cuda-mps-control -d, see shoal's README) or "
+               "give "
                "each PE a GPU of its own");
     return total;
 }

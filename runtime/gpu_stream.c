@@ -16,8 +16,7 @@ static int shoal__stream_wait(shoal_t sh, const char *call, cudaStream_t stream)
 {
     cudaError_t e = cudaStreamSynchronize(stream);
     if (e == cudaSuccess) return SHOAL_SUCCESS;
-    if (sh->gpu == NULL &&
-        (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorStubLibrary)) {
+    if (sh->gpu == NULL && (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorStubLibrary)) {
         (void)cudaGetLastError();
         return SHOAL_SUCCESS;
     }

@@ -31,10 +31,7 @@ static size_t shoal__heap_span(size_t heap_size)
 }
 
 /* Bytes each PE takes for its heap: room to align the heap's start. */
-static size_t shoal__heap_segment(size_t heap_size)
-{
-    return shoal__heap_span(heap_size) + SHOAL__HEAP_ALIGN;
-}
+static size_t shoal__heap_segment(size_t heap_size) { return shoal__heap_span(heap_size) + SHOAL__HEAP_ALIGN; }
 
 int shoal__heap_host_precheck(shoal_t sh)
 {
@@ -78,9 +75,8 @@ static int shoal__heap_host_map_own(shoal_t sh, const char *call)
     char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0), *end;
 
     if (m == MAP_FAILED)
-        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
-                            "cannot map a host heap of %zu bytes (mmap: %s); lower %s", sh->heap_size,
-                            strerror(errno), shoal__heap_size_knob(sh));
+        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot map a host heap of %zu bytes (mmap: %s); lower %s",
+                            sh->heap_size, strerror(errno), shoal__heap_size_knob(sh));
     sh->heap_base = shoal__align_up(m);
     end = sh->heap_base + span;
     if (sh->heap_base > m) munmap(m, (size_t)(sh->heap_base - m));
@@ -158,7 +154,9 @@ void shoal__heap_host_destroy(shoal_t sh)
 
     if (sh->broken) return; /* window frees are collective: peers are gone */
     if (sh->heap_kind != SHOAL_HEAP_HOST) return;
-    if (sh->shm_win != MPI_WIN_NULL) MPI_Win_free(&sh->shm_win);
-    else if (sh->heap_base != NULL) munmap(sh->heap_base, span); /* a PE alone on its node */
+    if (sh->shm_win != MPI_WIN_NULL)
+        MPI_Win_free(&sh->shm_win);
+    else if (sh->heap_base != NULL)
+        munmap(sh->heap_base, span); /* a PE alone on its node */
     sh->heap_base = NULL;
 }

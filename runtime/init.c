@@ -56,8 +56,7 @@ static int shoal__init_check_mpi(MPI_Comm comm)
                             "MPI is not initialized: call MPI_Init or MPI_Init_thread before shoal_init");
     if (MPI_Finalized(&flag) != MPI_SUCCESS || flag)
         return shoal__error(NULL, SHOAL_ERR_MPI_STATE, call, "MPI is already finalized");
-    if (comm == MPI_COMM_NULL)
-        return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "communicator is MPI_COMM_NULL");
+    if (comm == MPI_COMM_NULL) return shoal__error(NULL, SHOAL_ERR_INVALID_ARG, call, "communicator is MPI_COMM_NULL");
     return SHOAL_SUCCESS;
 }
 
@@ -85,12 +84,15 @@ static int shoal__init_check(shoal_t sh, const shoal_config_t *cfg)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config heap_kind %d is not SHOAL_HEAP_AUTO, HOST or GPU",
                             cfg->heap_kind);
     if (cfg->check < SHOAL_CHECK_OFF || cfg->check > SHOAL_CHECK_FULL)
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config check %d is not a SHOAL_CHECK_* value", cfg->check);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config check %d is not a SHOAL_CHECK_* value",
+                            cfg->check);
     if (cfg->wait < SHOAL_WAIT_AUTO || cfg->wait > SHOAL_WAIT_SLEEP)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config wait %d is not a SHOAL_WAIT_* value", cfg->wait);
     if (!(cfg->timeout >= 0))
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config timeout %g is not a number of seconds >= 0 (0: "
-                            "wait forever)", cfg->timeout);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "config timeout %g is not a number of seconds >= 0 (0: "
+                            "wait forever)",
+                            cfg->timeout);
     if (cfg->cuda_device < -1)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config cuda_device %d is not -1 or a device number",
                             cfg->cuda_device);
@@ -142,10 +144,10 @@ static int shoal__node_size_agree(shoal_t sh)
     return rc;
 }
 
-#define SHOAL__PHASE(expr)                                                               \
-    do {                                                                                 \
-        rc = shoal__agree(sh, (expr));                                                   \
-        if (rc != SHOAL_SUCCESS) goto out;                                               \
+#define SHOAL__PHASE(expr)                                                                                             \
+    do {                                                                                                               \
+        rc = shoal__agree(sh, (expr));                                                                                 \
+        if (rc != SHOAL_SUCCESS) goto out;                                                                             \
     } while (0)
 
 int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
@@ -270,8 +272,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     if (sh->heap_kind == SHOAL_HEAP_HOST) SHOAL__PHASE(shoal__heap_host_precheck(sh));
     sh->peer_base = calloc((size_t)sh->n_pes, sizeof(char *));
     rc = sh->peer_base ? SHOAL_SUCCESS : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
-    if (rc == SHOAL_SUCCESS)
-        rc = shoal__alloc_init(&sh->alloc, sh->heap_size, heap_align);
+    if (rc == SHOAL_SUCCESS) rc = shoal__alloc_init(&sh->alloc, sh->heap_size, heap_align);
     SHOAL__PHASE(rc);
     SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
     SHOAL__PHASE(shoal__transports_setup(sh));
@@ -302,4 +303,3 @@ out:
         return rc;
     }
 }
-

@@ -21,7 +21,8 @@ static void shoal__log_setup(void)
      * (silent, every subsystem); shoal_init refuses it, naming it. */
     shoal__env_load(&env);
     shoal__log_subsys = env.debug_subsys;
-    if (gethostname(shoal__hostname, sizeof(shoal__hostname)) != 0) snprintf(shoal__hostname, sizeof(shoal__hostname), "?");
+    if (gethostname(shoal__hostname, sizeof(shoal__hostname)) != 0)
+        snprintf(shoal__hostname, sizeof(shoal__hostname), "?");
     shoal__hostname[sizeof(shoal__hostname) - 1] = '\0';
     shoal__log_level = env.debug;
 }
@@ -39,8 +40,7 @@ void shoal__log(int level, unsigned subsys, const char *fmt, ...)
 
     if (shoal__log_level < 0) shoal__log_init();
     if (level > shoal__log_level || !(subsys & shoal__log_subsys)) return;
-    n = snprintf(line, sizeof(line), "%s:%d:%d shoal %s ", shoal__hostname, (int)getpid(), shoal__log_pe,
-                 names[level]);
+    n = snprintf(line, sizeof(line), "%s:%d:%d shoal %s ", shoal__hostname, (int)getpid(), shoal__log_pe, names[level]);
     if (n < 0 || (size_t)n >= sizeof(line)) n = 0;
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);

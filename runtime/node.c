@@ -17,10 +17,13 @@ int shoal__nodes_create(shoal_t sh)
     int rc = SHOAL_SUCCESS, zero = 0, leader;
 
     if (sh->cfg.node_size > 0) {
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_split(sh->comm, sh->my_pe / sh->cfg.node_size, sh->my_pe, &by_block));
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_split_type(by_block, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &sh->node_comm));
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Comm_split(sh->comm, sh->my_pe / sh->cfg.node_size, sh->my_pe, &by_block));
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Comm_split_type(by_block, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &sh->node_comm));
     } else {
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_split_type(sh->comm, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &sh->node_comm));
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Comm_split_type(sh->comm, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &sh->node_comm));
     }
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_set_errhandler(sh->node_comm, MPI_ERRORS_RETURN));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_rank(sh->node_comm, &sh->node_rank));
@@ -40,7 +43,8 @@ int shoal__nodes_create(shoal_t sh)
         goto out;
     }
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, sh->comm));
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allgather(&sh->node_rank, 1, MPI_INT, sh->pe_node_rank, 1, MPI_INT, sh->comm));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Allgather(&sh->node_rank, 1, MPI_INT, sh->pe_node_rank, 1, MPI_INT, sh->comm));
     /* Number nodes in order of their leaders: PE p leads a node iff leaders[p] == p. */
     sh->n_nodes = 0;
     for (int p = 0; p < sh->n_pes; p++) {
@@ -51,7 +55,8 @@ int shoal__nodes_create(shoal_t sh)
         if (leaders[p] == leader) sh->node_pes[sh->pe_node_rank[p]] = p;
     }
     sh->node_id = sh->pe_node[sh->my_pe];
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_split(sh->comm, sh->node_rank == 0 ? 0 : MPI_UNDEFINED, sh->my_pe, &sh->leader_comm));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Comm_split(sh->comm, sh->node_rank == 0 ? 0 : MPI_UNDEFINED, sh->my_pe, &sh->leader_comm));
     if (sh->leader_comm != MPI_COMM_NULL)
         SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_set_errhandler(sh->leader_comm, MPI_ERRORS_RETURN));
     SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "node %d of %d, node rank %d of %d", sh->node_id, sh->n_nodes,
@@ -73,8 +78,9 @@ int shoal__ctrl_create(shoal_t sh)
     void *base = NULL;
     size_t bytes = shoal__node_ctrl_bytes(sh) + (size_t)sh->node_size * sizeof(shoal__heap_desc_t);
 
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_allocate_shared(sh->node_rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL,
-                                                       sh->node_comm, &base, &sh->ctrl_win));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Win_allocate_shared(sh->node_rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, sh->node_comm,
+                                           &base, &sh->ctrl_win));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_shared_query(sh->ctrl_win, 0, &size, &disp, &base));
     /* One passive epoch for the window's life: MPI_Win_sync, which makes
      * plain stores into it visible to the node's other processes, needs one. */
@@ -103,7 +109,6 @@ int shoal__ctrl_create(shoal_t sh)
 out:
     return rc;
 }
-
 
 shoal__heap_desc_t *shoal__heap_desc(shoal_t sh, int node_rank)
 {

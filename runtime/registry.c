@@ -13,10 +13,11 @@
  * its (small) struct, marked dead, so later calls on it fail cleanly
  * instead of touching freed memory. */
 static pthread_mutex_t shoal__registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct shoal__reg {
+struct shoal__reg {
     shoal_t sh;
     struct shoal__reg *next;
-} *shoal__registry;
+};
+static struct shoal__reg *shoal__registry;
 
 static void shoal__registry_add_locked(struct shoal__reg *r, shoal_t sh)
 {
@@ -129,4 +130,3 @@ void shoal__registry_add(shoal_t sh, void *entry)
     shoal__registry_add_locked(entry, sh);
     pthread_mutex_unlock(&shoal__registry_lock);
 }
-

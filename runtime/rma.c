@@ -35,8 +35,8 @@ static int shoal__range_error(shoal_t sh, const char *call, const char *what, co
                             "shoal_malloc",
                             what, ptr, (void *)sh->heap_base, (void *)(sh->heap_base + sh->heap_size), pe);
     return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
-                        "%s range [%p, +%zu) runs %zu bytes past the end of the symmetric heap (target PE %d)",
-                        what, ptr, n, n - (size_t)(sh->heap_size - (p - b)), pe);
+                        "%s range [%p, +%zu) runs %zu bytes past the end of the symmetric heap (target PE %d)", what,
+                        ptr, n, n - (size_t)(sh->heap_size - (p - b)), pe);
 }
 
 int shoal__rma_check(shoal_t sh, const char *call, bool is_put, const void *dest, const void *src, size_t n, int pe,
@@ -106,7 +106,8 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
     if (SHOAL__UNLIKELY(rc < 0)) return rc;
     /* Set after issuing: a quiet that finds the bit set flushes this operation. */
     bit = 1u << tp->id;
-    if (!(__atomic_load_n(&sh->tp_used, __ATOMIC_SEQ_CST) & bit)) __atomic_fetch_or(&sh->tp_used, bit, __ATOMIC_SEQ_CST);
+    if (!(__atomic_load_n(&sh->tp_used, __ATOMIC_SEQ_CST) & bit))
+        __atomic_fetch_or(&sh->tp_used, bit, __ATOMIC_SEQ_CST);
     return SHOAL_SUCCESS;
 }
 

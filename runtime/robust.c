@@ -24,7 +24,8 @@ static int shoal__pids_gather(shoal_t sh, shoal__robust_t *sd)
 
     all = malloc(2 * sizeof(int) * (size_t)sh->n_pes);
     if (all == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_split_type(sh->comm, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &host));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Comm_split_type(sh->comm, MPI_COMM_TYPE_SHARED, sh->my_pe, MPI_INFO_NULL, &host));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_group(host, &g_host));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_group(sh->comm, &g_comm));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Group_translate_ranks(g_host, 1, &zero, g_comm, &mine[1]));
@@ -71,11 +72,12 @@ int shoal__robust_create(shoal_t sh)
     /* With several nodes, a PE that times out reads the other nodes'
      * control blocks to name who is missing there. */
     if (sh->n_nodes > 1) {
-        MPI_Aint bytes = sh->node_rank == 0 ? (MPI_Aint)(sizeof(shoal__node_ctrl_t) +
-                                                         (size_t)sh->node_size * sizeof(shoal__pe_slot_t))
-                                            : 0;
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_create(sh->node_rank == 0 ? (void *)sh->ctrl : NULL, bytes, 1, MPI_INFO_NULL,
-                                                  sh->comm, &sd->diag_win));
+        MPI_Aint bytes = sh->node_rank == 0
+                             ? (MPI_Aint)(sizeof(shoal__node_ctrl_t) + (size_t)sh->node_size * sizeof(shoal__pe_slot_t))
+                             : 0;
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Win_create(sh->node_rank == 0 ? (void *)sh->ctrl : NULL, bytes, 1, MPI_INFO_NULL, sh->comm,
+                                      &sd->diag_win));
         SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_set_errhandler(sd->diag_win, MPI_ERRORS_RETURN));
         SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_lock_all(MPI_MODE_NOCHECK, sd->diag_win));
     }
@@ -164,4 +166,3 @@ bool shoal__pe_gone(shoal_t sh, int pe)
     paren = strrchr(buf, ')');
     return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
-

@@ -7,9 +7,9 @@
 /* First-fit allocator over offsets [0, size). Every PE runs the same one on
  * the same requests, so allocations land at the same offsets everywhere. */
 typedef struct shoal__block {
-    size_t off;  /* start offset */
-    size_t size; /* bytes, including alignment padding absorbed at the front */
-    size_t user; /* offset returned to the user (>= off) */
+    size_t off;   /* start offset */
+    size_t size;  /* bytes, including alignment padding absorbed at the front */
+    size_t user;  /* offset returned to the user (>= off) */
     size_t asked; /* bytes the user asked for (used blocks): the bounds RMA checks */
     bool used;
 } shoal__block_t;

@@ -7,13 +7,13 @@
 #include "shoal_error.h"
 
 /* What a PE is waiting in, published for timeout and mismatch messages. */
-#define SHOAL__COLL_MAP(X)                                                               \
-    X(NONE, "nothing")                                                                   \
-    X(BARRIER_ALL, "shoal_barrier_all")                                                  \
-    X(SYNC_ALL, "shoal_sync_all")                                                        \
-    X(MALLOC, "shoal_malloc")                                                            \
-    X(FREE, "shoal_free")                                                                \
-    X(FINALIZE, "shoal_finalize")                                                        \
+#define SHOAL__COLL_MAP(X)                                                                                             \
+    X(NONE, "nothing")                                                                                                 \
+    X(BARRIER_ALL, "shoal_barrier_all")                                                                                \
+    X(SYNC_ALL, "shoal_sync_all")                                                                                      \
+    X(MALLOC, "shoal_malloc")                                                                                          \
+    X(FREE, "shoal_free")                                                                                              \
+    X(FINALIZE, "shoal_finalize")                                                                                      \
     X(BARRIER_STREAM, "shoal_barrier_all_on_stream")
 enum {
 #define SHOAL__COLL_ENUM(name, str) SHOAL__COLL_##name,
@@ -26,7 +26,7 @@ enum {
  * calls that ran on the GPU (which meet on the GPU, not here): a PE that
  * skipped one, or made one more, disagrees at its next host collective
  * instead of leaving streams waiting on each other unseen. */
-#define SHOAL__COLL_KIND(coll) ((int)((uint32_t)(coll) & 0xffu))
+#define SHOAL__COLL_KIND(coll) ((int)((uint32_t)(coll) % 256u))
 #define SHOAL__COLL_STREAMS(coll) (((uint32_t)(coll) >> 8) & 0x3fffffu)
 /* Bit 30: this PE's part failed before it met the others (see
  * shoal__coll_failed_here). coll stays a positive int. */
@@ -82,7 +82,7 @@ SHOAL__HIDDEN double shoal__now(void);
 #define SHOAL__COLL_CALLOC (SHOAL__COLL_COUNT + 0)
 #define SHOAL__COLL_ALIGN_BASE (SHOAL__COLL_COUNT + 1) /* + log2(alignment), 0..63 */
 #define SHOAL__COLL_ALIGN(log2) (SHOAL__COLL_ALIGN_BASE + (log2))
-#define SHOAL__COLL_ALIGN_BAD SHOAL__COLL_ALIGN(63) /* shoal_align with an invalid alignment */
+#define SHOAL__COLL_ALIGN_BAD SHOAL__COLL_ALIGN(63)          /* shoal_align with an invalid alignment */
 #define SHOAL__COLL_CALLOC_BAD (SHOAL__COLL_ALIGN_BASE + 64) /* shoal_calloc whose count * size overflows */
 /* shoal_free's argument for NULL (offsets are below 2^48). */
 #define SHOAL__FREE_NULL ((uint64_t)SIZE_MAX - 1)

@@ -51,61 +51,61 @@ typedef struct shoal__env_name {
  *            is, shoal_env_print without the backquotes
  * The order is the order of shoal_env_print and of README.md's table.
  */
-#define SHOAL_ENV_TABLE(X)                                                                                         \
-    X(HEAP_SIZE, SIZE, "256m", SHOAL__ENV_RANGE(1, SHOAL__HEAP_MAX), cfg.heap_size,                               \
-      "a positive size such as 512m or 2g, at most 256t",                                                         \
-      "bytes of symmetric heap per PE (`k`, `m`, `g`, `t` suffixes, an optional `B`), rounded up to 64 (256 on "  \
-      "GPUs)")                                                                                                     \
-    X(HEAP_KIND, ENUM, "auto",                                                                                     \
-      SHOAL__ENV_NAMES({"auto", SHOAL_HEAP_AUTO}, {"host", SHOAL_HEAP_HOST}, {"gpu", SHOAL_HEAP_GPU}),              \
-      cfg.heap_kind, NULL, "`auto` (GPU when the PE has one), `host` or `gpu`")                                  \
-    X(CUDA_DEVICE, INT, "-1", SHOAL__ENV_RANGE(-1, 1024), cfg.cuda_device, "-1 or a device number",               \
-      "device of this PE; -1: the current one, or node rank modulo the device count when the application made "   \
-      "none current")                                                                                              \
-    X(NODE_SIZE, INT, "0", SHOAL__ENV_RANGE(0, 1L << 30), cfg.node_size, "0 or a positive number of ranks",      \
-      "if > 0, consecutive blocks of N ranks act as separate nodes (runs the inter-node path on one machine)")    \
-    X(CHECK, ENUM, "basic",                                                                                        \
-      SHOAL__ENV_NAMES({"off", SHOAL_CHECK_OFF}, {"basic", SHOAL_CHECK_BASIC}, {"full", SHOAL_CHECK_FULL}),         \
-      cfg.check, NULL,                                                                                             \
-      "`off` (arguments and the heap's bounds), `basic` (also: each access stays inside one live allocation) or " \
-      "`full` (also reads of data this PE put without a quiet since, and calls from threads the MPI thread level " \
-      "forbids); collectives agree on their sizes in every mode")                                                  \
-    X(TIMEOUT, DOUBLE, "300", SHOAL__ENV_RANGE(0, INFINITY), cfg.timeout, "a number of seconds >= 0",             \
-      "seconds a collective waits for its peers; 0 waits forever")                                                 \
-    X(WAIT, ENUM, "auto",                                                                                          \
-      SHOAL__ENV_NAMES({"auto", SHOAL_WAIT_AUTO}, {"spin", SHOAL_WAIT_SPIN}, {"sleep", SHOAL_WAIT_SLEEP}),          \
-      cfg.wait, NULL,                                                                                              \
-      "how a PE waits in a collective: `spin` (spin, then yield), `sleep` (then sleep in the kernel until "       \
-      "woken), `auto` (`sleep` when the node has more PEs than CPUs)")                                             \
-    X(TRANSPORT_DISABLE, LIST, "", SHOAL__ENV_PARSER(shoal__env_parse_disable), transport_disable, NULL,           \
-      "transports never to use, e.g. `cuda_ipc,shm`")                                                              \
-    X(P2P_LEVEL, ENUM, "SYS",                                                                                      \
-      SHOAL__ENV_NAMES({"NVL", SHOAL_PATH_NVL}, {"PIX", SHOAL_PATH_PIX}, {"PXB", SHOAL_PATH_PXB},                  \
-                       {"PHB", SHOAL_PATH_PHB}, {"NODE", SHOAL_PATH_NODE}, {"SYS", SHOAL_PATH_SYS}),               \
-      p2p_level, NULL, "worst GPU path `cuda_ipc` may use: `NVL`, `PIX`, `PXB`, `PHB`, `NODE`, `SYS`")            \
-    X(TOPO_FILE, STRING, "", SHOAL__ENV_PARSER(shoal__env_parse_readable), topo_file, "a readable hwloc XML file", \
-      "hwloc XML to load instead of the live machine")                                                             \
-    X(NVML_LIBRARY, STRING, "", SHOAL__ENV_ANY, nvml_library, "the path of a library",                             \
-      "NVML library to load instead of `libnvidia-ml.so.1` (NVLinks, and GPUs where hwloc finds no PCI device)")  \
-    X(DEBUG, ENUM, "",                                                                                             \
-      SHOAL__ENV_NAMES({"WARN", SHOAL__LOG_WARN}, {"INFO", SHOAL__LOG_INFO}, {"TRACE", SHOAL__LOG_TRACE}),         \
-      debug, NULL,                                                                                                 \
-      "`WARN`, `INFO` or `TRACE`; silent when unset. Each failing call logs one `WARN` line with its message; "   \
-      "what a later step adds to it (finalize's outcome) comes at `INFO`")                                         \
-    X(DEBUG_SUBSYS, LIST, "ALL",                                                                                   \
-      SHOAL__ENV_NAMES({"ALL", SHOAL__SUB_ALL}, {"INIT", SHOAL__SUB_INIT}, {"TOPO", SHOAL__SUB_TOPO},              \
-                       {"HEAP", SHOAL__SUB_HEAP}, {"RMA", SHOAL__SUB_RMA}, {"COLL", SHOAL__SUB_COLL},              \
-                       {"CUDA", SHOAL__SUB_CUDA}, {"ENV", SHOAL__SUB_ENV}),                                        \
-      debug_subsys, "ALL or a list of INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV",                                           \
-      "a list of `INIT` (init, finalize, transports chosen), `TOPO`, `HEAP` (allocations), `RMA` (each put and "  \
-      "get, at `TRACE`), `COLL` (each collective, at `TRACE`), `CUDA`, `ENV` (variables set)")                     \
-    X(FAULT, STRING, "", SHOAL__ENV_PARSER(shoal__env_parse_fault), fault,                                         \
-      "quiet:PE or quiet:PE:N (a testing aid), or unset",                                                          \
-      "a testing aid: `quiet:PE` or `quiet:PE:N` makes PE's first N quiets (default 1, counting those inside "    \
-      "barriers, frees and finalize) fail with `SHOAL_ERR_INTERNAL`, to see how the other PEs learn of it")       \
-    X(WARN_UNKNOWN_ENV, BOOL, "y", SHOAL__ENV_ANY, warn_unknown, NULL,                                             \
-      "`y`: `shoal_config_init` (and so `shoal_init`) reports each `SHOAL_*` variable shoal does not know on "    \
-      "stderr, once per process, with the nearest real name (`SHOAL_HEAPSIZE`: \"did you mean "                  \
+#define SHOAL_ENV_TABLE(X)                                                                                             \
+    X(HEAP_SIZE, SIZE, "256m", SHOAL__ENV_RANGE(1, SHOAL__HEAP_MAX), cfg.heap_size,                                    \
+      "a positive size such as 512m or 2g, at most 256t",                                                              \
+      "bytes of symmetric heap per PE (`k`, `m`, `g`, `t` suffixes, an optional `B`), rounded up to 64 (256 on "       \
+      "GPUs)")                                                                                                         \
+    X(HEAP_KIND, ENUM, "auto",                                                                                         \
+      SHOAL__ENV_NAMES({"auto", SHOAL_HEAP_AUTO}, {"host", SHOAL_HEAP_HOST}, {"gpu", SHOAL_HEAP_GPU}), cfg.heap_kind,  \
+      NULL, "`auto` (GPU when the PE has one), `host` or `gpu`")                                                       \
+    X(CUDA_DEVICE, INT, "-1", SHOAL__ENV_RANGE(-1, 1024), cfg.cuda_device, "-1 or a device number",                    \
+      "device of this PE; -1: the current one, or node rank modulo the device count when the application made "        \
+      "none current")                                                                                                  \
+    X(NODE_SIZE, INT, "0", SHOAL__ENV_RANGE(0, 1L << 30), cfg.node_size, "0 or a positive number of ranks",            \
+      "if > 0, consecutive blocks of N ranks act as separate nodes (runs the inter-node path on one machine)")         \
+    X(CHECK, ENUM, "basic",                                                                                            \
+      SHOAL__ENV_NAMES({"off", SHOAL_CHECK_OFF}, {"basic", SHOAL_CHECK_BASIC}, {"full", SHOAL_CHECK_FULL}), cfg.check, \
+      NULL,                                                                                                            \
+      "`off` (arguments and the heap's bounds), `basic` (also: each access stays inside one live allocation) or "      \
+      "`full` (also reads of data this PE put without a quiet since, and calls from threads the MPI thread level "     \
+      "forbids); collectives agree on their sizes in every mode")                                                      \
+    X(TIMEOUT, DOUBLE, "300", SHOAL__ENV_RANGE(0, INFINITY), cfg.timeout, "a number of seconds >= 0",                  \
+      "seconds a collective waits for its peers; 0 waits forever")                                                     \
+    X(WAIT, ENUM, "auto",                                                                                              \
+      SHOAL__ENV_NAMES({"auto", SHOAL_WAIT_AUTO}, {"spin", SHOAL_WAIT_SPIN}, {"sleep", SHOAL_WAIT_SLEEP}), cfg.wait,   \
+      NULL,                                                                                                            \
+      "how a PE waits in a collective: `spin` (spin, then yield), `sleep` (then sleep in the kernel until "            \
+      "woken), `auto` (`sleep` when the node has more PEs than CPUs)")                                                 \
+    X(TRANSPORT_DISABLE, LIST, "", SHOAL__ENV_PARSER(shoal__env_parse_disable), transport_disable, NULL,               \
+      "transports never to use, e.g. `cuda_ipc,shm`")                                                                  \
+    X(P2P_LEVEL, ENUM, "SYS",                                                                                          \
+      SHOAL__ENV_NAMES({"NVL", SHOAL_PATH_NVL}, {"PIX", SHOAL_PATH_PIX}, {"PXB", SHOAL_PATH_PXB},                      \
+                       {"PHB", SHOAL_PATH_PHB}, {"NODE", SHOAL_PATH_NODE}, {"SYS", SHOAL_PATH_SYS}),                   \
+      p2p_level, NULL, "worst GPU path `cuda_ipc` may use: `NVL`, `PIX`, `PXB`, `PHB`, `NODE`, `SYS`")                 \
+    X(TOPO_FILE, STRING, "", SHOAL__ENV_PARSER(shoal__env_parse_readable), topo_file, "a readable hwloc XML file",     \
+      "hwloc XML to load instead of the live machine")                                                                 \
+    X(NVML_LIBRARY, STRING, "", SHOAL__ENV_ANY, nvml_library, "the path of a library",                                 \
+      "NVML library to load instead of `libnvidia-ml.so.1` (NVLinks, and GPUs where hwloc finds no PCI device)")       \
+    X(DEBUG, ENUM, "",                                                                                                 \
+      SHOAL__ENV_NAMES({"WARN", SHOAL__LOG_WARN}, {"INFO", SHOAL__LOG_INFO}, {"TRACE", SHOAL__LOG_TRACE}), debug,      \
+      NULL,                                                                                                            \
+      "`WARN`, `INFO` or `TRACE`; silent when unset. Each failing call logs one `WARN` line with its message; "        \
+      "what a later step adds to it (finalize's outcome) comes at `INFO`")                                             \
+    X(DEBUG_SUBSYS, LIST, "ALL",                                                                                       \
+      SHOAL__ENV_NAMES({"ALL", SHOAL__SUB_ALL}, {"INIT", SHOAL__SUB_INIT}, {"TOPO", SHOAL__SUB_TOPO},                  \
+                       {"HEAP", SHOAL__SUB_HEAP}, {"RMA", SHOAL__SUB_RMA}, {"COLL", SHOAL__SUB_COLL},                  \
+                       {"CUDA", SHOAL__SUB_CUDA}, {"ENV", SHOAL__SUB_ENV}),                                            \
+      debug_subsys, "ALL or a list of INIT,TOPO,HEAP,RMA,COLL,CUDA,ENV",                                               \
+      "a list of `INIT` (init, finalize, transports chosen), `TOPO`, `HEAP` (allocations), `RMA` (each put and "       \
+      "get, at `TRACE`), `COLL` (each collective, at `TRACE`), `CUDA`, `ENV` (variables set)")                         \
+    X(FAULT, STRING, "", SHOAL__ENV_PARSER(shoal__env_parse_fault), fault,                                             \
+      "quiet:PE or quiet:PE:N (a testing aid), or unset",                                                              \
+      "a testing aid: `quiet:PE` or `quiet:PE:N` makes PE's first N quiets (default 1, counting those inside "         \
+      "barriers, frees and finalize) fail with `SHOAL_ERR_INTERNAL`, to see how the other PEs learn of it")            \
+    X(WARN_UNKNOWN_ENV, BOOL, "y", SHOAL__ENV_ANY, warn_unknown, NULL,                                                 \
+      "`y`: `shoal_config_init` (and so `shoal_init`) reports each `SHOAL_*` variable shoal does not know on "         \
+      "stderr, once per process, with the nearest real name (`SHOAL_HEAPSIZE`: \"did you mean "                        \
       "SHOAL_HEAP_SIZE?\"); `n` silences it")
 
 /* The keys: SHOAL__ENV_HEAP_SIZE, ... (a misspelt one does not compile). */
@@ -127,13 +127,13 @@ typedef struct shoal__env_fault {
 /* Every variable, parsed: the config fields, and what the runtime needs
  * beyond them. An invalid variable leaves its field at the default. */
 typedef struct shoal__settings {
-    shoal_config_t cfg;           /* HEAP_SIZE ... WAIT; cfg.env_error: the first invalid variable */
-    unsigned transport_disable;   /* 1u << shoal_transport_id_t of each transport never to use */
-    int p2p_level;                /* a shoal_path_t */
+    shoal_config_t cfg;                       /* HEAP_SIZE ... WAIT; cfg.env_error: the first invalid variable */
+    unsigned transport_disable;               /* 1u << shoal_transport_id_t of each transport never to use */
+    int p2p_level;                            /* a shoal_path_t */
     char topo_file[SHOAL__ENV_STRING_MAX];    /* "": the live machine */
     char nvml_library[SHOAL__ENV_STRING_MAX]; /* "": libnvidia-ml.so.1 */
-    int debug;                    /* SHOAL__LOG_* */
-    unsigned debug_subsys;        /* SHOAL__SUB_* bits */
+    int debug;                                /* SHOAL__LOG_* */
+    unsigned debug_subsys;                    /* SHOAL__SUB_* bits */
     shoal__env_fault_t fault;
     bool warn_unknown;
     /* The first invalid variable that sets no config field: shoal_init

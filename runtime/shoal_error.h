@@ -18,24 +18,23 @@ SHOAL__HIDDEN int shoal__mpi_error(shoal_t sh, const char *call, const char *wha
  * st_ and jump to the cleanup label lbl_, both named by the caller. */
 /* expr returns a status (0 or negative SHOAL_ERR_*). At INFO level each hop
  * is logged, so a failure prints a short backtrace. */
-#define SHOAL__TRY(st_, lbl_, expr)                                                      \
-    do {                                                                                 \
-        (st_) = (expr);                                                                  \
-        if (SHOAL__UNLIKELY((st_) < 0)) {                                                \
-            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ALL, "%s:%d: %s -> %d", __FILE__,     \
-                       __LINE__, #expr, (st_));                                          \
-            goto lbl_;                                                                   \
-        }                                                                                \
+#define SHOAL__TRY(st_, lbl_, expr)                                                                                    \
+    do {                                                                                                               \
+        (st_) = (expr);                                                                                                \
+        if (SHOAL__UNLIKELY((st_) < 0)) {                                                                              \
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ALL, "%s:%d: %s -> %d", __FILE__, __LINE__, #expr, (st_));          \
+            goto lbl_;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 /* expr returns an MPI error code: MPI's own message is recorded on sh,
  * naming the API call call. */
-#define SHOAL__MPI_TRY(sh, call, st_, lbl_, expr)                                        \
-    do {                                                                                 \
-        int mpi_rc__ = (expr);                                                           \
-        if (SHOAL__UNLIKELY(mpi_rc__ != MPI_SUCCESS)) {                                  \
-            (st_) = shoal__mpi_error((sh), (call), #expr, mpi_rc__);                     \
-            goto lbl_;                                                                   \
-        }                                                                                \
+#define SHOAL__MPI_TRY(sh, call, st_, lbl_, expr)                                                                      \
+    do {                                                                                                               \
+        int mpi_rc__ = (expr);                                                                                         \
+        if (SHOAL__UNLIKELY(mpi_rc__ != MPI_SUCCESS)) {                                                                \
+            (st_) = shoal__mpi_error((sh), (call), #expr, mpi_rc__);                                                   \
+            goto lbl_;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 /* Forget this thread's last error on sh (sh is about to be freed). */
 SHOAL__HIDDEN void shoal__error_forget(shoal_t sh);

@@ -17,18 +17,18 @@ _Static_assert((SHOAL_DEVICE_BARRIER_GEN + 1) * 4 <= (64 << 10), "control area t
 #define SHOAL__GPU_MAX_FLAG_PES SHOAL_DEVICE_MAX_PES
 
 struct shoal_gpu {
-    int device;          /* CUDA ordinal in this process */
-    char bus_id[32];     /* its PCI bus id */
-    cudaStream_t stream; /* internal copies */
+    int device;                     /* CUDA ordinal in this process */
+    char bus_id[32];                /* its PCI bus id */
+    cudaStream_t stream;            /* internal copies */
     _Atomic uint64_t copies_queued; /* non-blocking copies queued on it (runtime/transport/gpu_mapped.c) */
     _Atomic uint64_t copies_done;   /* of those, known complete */
-    char *ctrl;          /* my control area (device memory, right after the heap) */
-    char **peer_ctrl;    /* per PE: its control area mapped here, or NULL */
-    void *raw;           /* my cudaMalloc'd allocation (heap_base is aligned inside) */
-    uint32_t stream_gen; /* generation of the last stream barrier */
-    char **dev_peer_base;        /* device copy of peer_base, for kernels (lazy) */
-    unsigned int **dev_peer_ctrl; /* device copy of peer_ctrl */
-    shoal__gpu_id_t *node_gpus;   /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
+    char *ctrl;                     /* my control area (device memory, right after the heap) */
+    char **peer_ctrl;               /* per PE: its control area mapped here, or NULL */
+    void *raw;                      /* my cudaMalloc'd allocation (heap_base is aligned inside) */
+    uint32_t stream_gen;            /* generation of the last stream barrier */
+    char **dev_peer_base;           /* device copy of peer_base, for kernels (lazy) */
+    unsigned int **dev_peer_ctrl;   /* device copy of peer_ctrl */
+    shoal__gpu_id_t *node_gpus;     /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
 
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
@@ -69,8 +69,8 @@ SHOAL__HIDDEN int shoal__gpu_mapped_p_stream(shoal_t sh, const char *call, int p
                                              size_t n, void *stream);
 SHOAL__HIDDEN int shoal__gpu_quiet_stream(shoal_t sh, const char *call, void *stream);
 
-SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,
-                                       size_t n, int pe, cudaStream_t stream);
+SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
+                                       int pe, cudaStream_t stream);
 /* A 4- or 8-byte value stored into pe's heap in stream order. */
 SHOAL__HIDDEN int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
                                      cudaStream_t stream);
@@ -81,13 +81,13 @@ SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *wh
 /* expr returns a cudaError_t: CUDA's message is recorded on sh, naming the
  * API call call; st_ gets the status and control goes to lbl_ (as
  * SHOAL__MPI_TRY, runtime/shoal_error.h). */
-#define SHOAL__CUDA_TRY(sh, call, st_, lbl_, expr)                                       \
-    do {                                                                                 \
-        cudaError_t cuda_rc__ = (expr);                                                  \
-        if (SHOAL__UNLIKELY(cuda_rc__ != cudaSuccess)) {                                 \
-            (st_) = shoal__cuda_error((sh), (call), #expr, cuda_rc__);                   \
-            goto lbl_;                                                                   \
-        }                                                                                \
+#define SHOAL__CUDA_TRY(sh, call, st_, lbl_, expr)                                                                     \
+    do {                                                                                                               \
+        cudaError_t cuda_rc__ = (expr);                                                                                \
+        if (SHOAL__UNLIKELY(cuda_rc__ != cudaSuccess)) {                                                               \
+            (st_) = shoal__cuda_error((sh), (call), #expr, cuda_rc__);                                                 \
+            goto lbl_;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 #endif /* SHOAL_GPU_H */

@@ -15,7 +15,6 @@
 /* One transport's ops table: runtime/transport/transport.h. */
 struct shoal__tp_ops;
 
-
 #define SHOAL__MAGIC_LIVE 0x73686f61u /* "shoa" */
 #define SHOAL__MAGIC_DEAD 0x64656164u /* "dead" */
 
@@ -27,8 +26,8 @@ struct shoal_instance {
     shoal_config_t cfg;
     bool heap_size_from_code; /* cfg.heap_size set by the program, not SHOAL_HEAP_SIZE */
     bool heap_size_var_set;   /* SHOAL_HEAP_SIZE is set (and overridden when the above) */
-    unsigned disabled;       /* SHOAL_TRANSPORT_DISABLE mask */
-    shoal_path_t p2p_level;  /* SHOAL_P2P_LEVEL */
+    unsigned disabled;        /* SHOAL_TRANSPORT_DISABLE mask */
+    shoal_path_t p2p_level;   /* SHOAL_P2P_LEVEL */
 
     MPI_Comm comm;        /* duplicate of the user's communicator */
     MPI_Comm node_comm;   /* PEs of my node */
@@ -38,67 +37,67 @@ struct shoal_instance {
     int *pe_node_rank; /* node rank of every PE */
     int *node_pes;     /* PEs of my node, by node rank */
 
-    int heap_kind;      /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU */
-    char *heap_base;    /* my heap (host or device address) */
+    int heap_kind;   /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU */
+    char *heap_base; /* my heap (host or device address) */
     size_t heap_size;
-    char **peer_base;   /* per PE: address to load/store its heap from here, or NULL */
+    char **peer_base; /* per PE: address to load/store its heap from here, or NULL */
     shoal__alloc_t alloc;
     /* Collectives change alloc while, under MPI_THREAD_MULTIPLE, other
      * threads' puts and gets look blocks up in it (shoal__alloc_lock). */
     pthread_rwlock_t alloc_lock;
     /* Transports (runtime/transport/transport.h). */
-    const struct shoal__tp_ops **pe_tp; /* per PE: the one chosen at init */
-    unsigned *pe_cands;  /* per PE: the policy's candidates, bits (1u << shoal_transport_id_t) */
-    unsigned tp_setup;   /* transports set up (same bits): torn down at finalize */
-    unsigned tp_used;    /* transports with operations possibly outstanding (same bits) */
+    const struct shoal__tp_ops **pe_tp;    /* per PE: the one chosen at init */
+    unsigned *pe_cands;                    /* per PE: the policy's candidates, bits (1u << shoal_transport_id_t) */
+    unsigned tp_setup;                     /* transports set up (same bits): torn down at finalize */
+    unsigned tp_used;                      /* transports with operations possibly outstanding (same bits) */
     void *tp_state[SHOAL_TRANSPORT_COUNT]; /* each transport's own state, by id (one table per id and heap kind) */
-    struct shoal_stage *stage; /* the GPU staging rings that staged and staged-over-MPI share, or NULL */
-    shoal_topo_t topo;   /* loaded when the policy needs GPU paths (SHOAL_P2P_LEVEL below SYS) */
+    struct shoal_stage *stage;             /* the GPU staging rings that staged and staged-over-MPI share, or NULL */
+    shoal_topo_t topo;                     /* loaded when the policy needs GPU paths (SHOAL_P2P_LEVEL below SYS) */
 
     MPI_Win shm_win;  /* host heap: the node's shared window (none for a PE alone on its node) */
     MPI_Win ctrl_win; /* node control window: control block, then heap records (runtime/node.c) */
     bool ctrl_locked; /* ctrl_win's passive epoch is open */
     shoal__node_ctrl_t *ctrl;
-    uint64_t gen;     /* rendezvous generation */
-    uint64_t api_colls; /* collective API calls entered: a call that meets twice counts once */
-    bool coll_again;    /* the next rendezvous continues the current call (not counted) */
+    uint64_t gen;             /* rendezvous generation */
+    uint64_t api_colls;       /* collective API calls entered: a call that meets twice counts once */
+    bool coll_again;          /* the next rendezvous continues the current call (not counted) */
     uint32_t stream_barriers; /* shoal_barrier_all_on_stream calls that ran on the GPU (see SHOAL__COLL_KIND) */
     int fault_quiets;         /* SHOAL_FAULT: this PE's quiets still to fail */
-    bool broken;      /* a collective failed midway: finalize locally only */
-    bool wait_sleep;  /* more PEs on the node than CPUs: long waits sleep */
+    bool broken;              /* a collective failed midway: finalize locally only */
+    bool wait_sleep;          /* more PEs on the node than CPUs: long waits sleep */
 
     struct shoal_gpu *gpu; /* GPU heap state, or NULL */
 
     shoal__robust_t robust; /* runtime/robust.c (valid while robust.ready) */
 
-    int keyval; /* MPI_COMM_SELF attribute that finalizes us at MPI_Finalize */
+    int keyval;    /* MPI_COMM_SELF attribute that finalizes us at MPI_Finalize */
     bool attr_set; /* the attribute is set */
     bool in_finalize;
     char creator[192]; /* where shoal_init was called: "function+0x.. (object)" */
-    char err[1024]; /* last error */
-    int err_status; /* its status (guarded with err) */
+    char err[1024];    /* last error */
+    int err_status;    /* its status (guarded with err) */
 };
 
 /* Checks done by the API layer before entering the runtime. */
 static inline bool shoal__live(shoal_t sh) { return sh != NULL && sh->magic == SHOAL__MAGIC_LIVE; }
 /* Every public entry: a live instance, else the error for it. With logging
  * on, this thread's log lines name the PE of the instance it is in. */
-#define SHOAL__LOG_PE(sh)                                                                \
-    do {                                                                                 \
-        if (SHOAL__UNLIKELY(shoal__log_level != 0)) shoal__log_set_pe((sh)->my_pe);      \
+#define SHOAL__LOG_PE(sh)                                                                                              \
+    do {                                                                                                               \
+        if (SHOAL__UNLIKELY(shoal__log_level != 0)) shoal__log_set_pe((sh)->my_pe);                                    \
     } while (0)
-#define SHOAL__ENTER(sh, call)                                                           \
-    do {                                                                                 \
-        if (SHOAL__UNLIKELY(!shoal__live(sh))) return shoal__bad_instance((sh), (call)); \
-        SHOAL__LOG_PE(sh);                                                               \
+#define SHOAL__ENTER(sh, call)                                                                                         \
+    do {                                                                                                               \
+        if (SHOAL__UNLIKELY(!shoal__live(sh))) return shoal__bad_instance((sh), (call));                               \
+        SHOAL__LOG_PE(sh);                                                                                             \
     } while (0)
-#define SHOAL__ENTER_NULL(sh, call)                                                      \
-    do {                                                                                 \
-        if (SHOAL__UNLIKELY(!shoal__live(sh))) {                                         \
-            shoal__bad_instance((sh), (call));                                           \
-            return NULL;                                                                 \
-        }                                                                                \
-        SHOAL__LOG_PE(sh);                                                               \
+#define SHOAL__ENTER_NULL(sh, call)                                                                                    \
+    do {                                                                                                               \
+        if (SHOAL__UNLIKELY(!shoal__live(sh))) {                                                                       \
+            shoal__bad_instance((sh), (call));                                                                         \
+            return NULL;                                                                                               \
+        }                                                                                                              \
+        SHOAL__LOG_PE(sh);                                                                                             \
     } while (0)
 
 /* Where ptr lies in my heap: 0 and its offset, or an error naming the call. */
@@ -117,8 +116,10 @@ static inline shoal__robust_t *shoal__robust(shoal_t sh) { return sh->robust.rea
 static inline void shoal__alloc_lock(shoal_t sh, bool write)
 {
     if (!shoal__threads_multiple()) return;
-    if (write) pthread_rwlock_wrlock(&sh->alloc_lock);
-    else pthread_rwlock_rdlock(&sh->alloc_lock);
+    if (write)
+        pthread_rwlock_wrlock(&sh->alloc_lock);
+    else
+        pthread_rwlock_rdlock(&sh->alloc_lock);
 }
 static inline void shoal__alloc_unlock(shoal_t sh)
 {

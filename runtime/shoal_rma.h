@@ -5,8 +5,8 @@
 
 #include "shoal_instance.h"
 
-SHOAL__HIDDEN int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,
-                             size_t n, int pe, int nbi);
+SHOAL__HIDDEN int shoal__rma(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
+                             int nbi);
 /* The checks every put and get passes, on the host or on a stream (n > 0):
  * pe in range, a local buffer, the remote range inside the heap and (with
  * SHOAL_CHECK basic or full) inside one live allocation, local and remote

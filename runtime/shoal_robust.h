@@ -24,13 +24,13 @@ typedef struct shoal__range {
 #define SHOAL__MAX_PUT_RANGES 4096
 
 typedef struct shoal__robust {
-    bool ready;                /* created (shoal__robust_create ran), not yet destroyed */
-    int *pe_pid;               /* per PE: its pid if it runs on this host, else 0 */
-    MPI_Win diag_win;          /* node control blocks, readable by every PE (several nodes) */
-    uint64_t *coll_buf;        /* buffers of the leaders' non-blocking allreduce (16 words);
+    bool ready;               /* created (shoal__robust_create ran), not yet destroyed */
+    int *pe_pid;              /* per PE: its pid if it runs on this host, else 0 */
+    MPI_Win diag_win;         /* node control blocks, readable by every PE (several nodes) */
+    uint64_t *coll_buf;       /* buffers of the leaders' non-blocking allreduce (16 words);
                                   left to MPI (leaked) when a timeout abandons the request */
-    uint64_t *gave_up_note;    /* a node leader that gave up: the generation, sent to the */
-    MPI_Request *gave_up_req;  /* other leaders (one request each; n_nodes) */
+    uint64_t *gave_up_note;   /* a node leader that gave up: the generation, sent to the */
+    MPI_Request *gave_up_req; /* other leaders (one request each; n_nodes) */
     /* Non-blocking collectives a timeout abandoned, with the buffers MPI
      * may still write: freed at finalize if they completed by then (a late
      * PE's call completes them), else left to MPI. */
@@ -39,12 +39,12 @@ typedef struct shoal__robust {
     int n_abandoned;
 
     /* SHOAL_CHECK=full */
-    pthread_mutex_t lock;       /* guards puts */
-    shoal__range_t *puts;       /* puts since the last quiet, in issue order */
+    pthread_mutex_t lock; /* guards puts */
+    shoal__range_t *puts; /* puts since the last quiet, in issue order */
     size_t n_puts, cap_puts;
-    size_t puts_dropped;        /* ranges ever removed from the front (quiets of any thread) */
-    bool puts_overflow;         /* more than SHOAL__MAX_PUT_RANGES: some not recorded */
-    _Atomic uintptr_t coll_owner; /* thread inside a collective (any level) */
+    size_t puts_dropped;              /* ranges ever removed from the front (quiets of any thread) */
+    bool puts_overflow;               /* more than SHOAL__MAX_PUT_RANGES: some not recorded */
+    _Atomic uintptr_t coll_owner;     /* thread inside a collective (any level) */
     _Atomic(const char *) owner_call; /* the collective coll_owner is in */
 } shoal__robust_t;
 

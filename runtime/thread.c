@@ -71,4 +71,3 @@ void shoal__thread_leave(shoal__robust_t *sd, bool coll, bool held)
     else
         atomic_store_explicit(&shoal__proc_owner, 0, memory_order_release);
 }
-

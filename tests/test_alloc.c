@@ -23,10 +23,7 @@ static shoal_t sh;
 static int me, npes;
 static size_t used0, free0;
 
-static void usage(size_t *used_p, size_t *free_p)
-{
-    CHECK_OK(shoal_heap_usage(sh, used_p, free_p), sh);
-}
+static void usage(size_t *used_p, size_t *free_p) { CHECK_OK(shoal_heap_usage(sh, used_p, free_p), sh); }
 
 /* This PE's value of x must equal PE 0's. */
 static void check_same_everywhere(long long x, const char *what)
@@ -51,8 +48,7 @@ static void test_usage_and_reuse(void)
     char *p, *q, *a, *b, *c;
 
     usage(&used0, &free0);
-    CHECK_MSG(used0 + free0 <= HEAP && free0 >= HEAP / 2,
-              "fresh 1 MiB heap: used %zu + free %zu", used0, free0);
+    CHECK_MSG(used0 + free0 <= HEAP && free0 >= HEAP / 2, "fresh 1 MiB heap: used %zu + free %zu", used0, free0);
 
     p = shoal_malloc(sh, 1000);
     CHECK_NONNULL(p, sh);
@@ -85,8 +81,7 @@ static void test_usage_and_reuse(void)
     CHECK_MSG(c >= b + 5000 || b >= c + 33, "b=%p (5000 B) and c=%p (33 B) overlap", (void *)b, (void *)c);
     CHECK_MSG((uintptr_t)a % alignof(max_align_t) == 0 && (uintptr_t)b % alignof(max_align_t) == 0 &&
                   (uintptr_t)c % alignof(max_align_t) == 0,
-              "shoal_malloc not aligned to %zu: %p %p %p", alignof(max_align_t), (void *)a,
-              (void *)b, (void *)c);
+              "shoal_malloc not aligned to %zu: %p %p %p", alignof(max_align_t), (void *)a, (void *)b, (void *)c);
     check_same_everywhere((long long)(b - a), "offset of 2nd allocation from 1st");
     check_same_everywhere((long long)(c - a), "offset of 3rd allocation from 1st");
     CHECK_OK(shoal_free(sh, b), sh); /* out of order */
@@ -128,11 +123,9 @@ static void test_align(void)
         p[i] = shoal_align(sh, aligns[i], 100 + (size_t)i);
         CHECK_NONNULL(p[i], sh);
         CHECK_MSG((uintptr_t)p[i] % aligns[i] == 0, "shoal_align(%zu) = %p", aligns[i], (void *)p[i]);
-        if (i > 0)
-            check_same_everywhere((long long)(p[i] - p[0]), "offset of an aligned allocation");
+        if (i > 0) check_same_everywhere((long long)(p[i] - p[0]), "offset of an aligned allocation");
     }
-    for (int i = NA - 1; i >= 0; i--)
-        CHECK_OK(shoal_free(sh, p[i]), sh);
+    for (int i = NA - 1; i >= 0; i--) CHECK_OK(shoal_free(sh, p[i]), sh);
     usage(&used, &freeb);
     CHECK_EQ_SIZE(used, used0);
     CHECK_EQ_SIZE(freeb, free0);
@@ -148,13 +141,11 @@ static void check_heap_usable(void)
     int *x = shoal_malloc(sh, sizeof(vals));
 
     CHECK_NONNULL(x, sh);
-    for (int i = 0; i < 8; i++)
-        vals[i] = me * 10 + i;
+    for (int i = 0; i < 8; i++) vals[i] = me * 10 + i;
     CHECK_OK(shoal_put(sh, x, vals, sizeof(vals), right), sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     test_heap_read(sh, got, x, sizeof(got));
-    for (int i = 0; i < 8; i++)
-        CHECK_EQ_INT(got[i], left * 10 + i);
+    for (int i = 0; i < 8; i++) CHECK_EQ_INT(got[i], left * 10 + i);
     CHECK_OK(shoal_barrier_all(sh), sh);
     CHECK_OK(shoal_free(sh, x), sh);
 }
@@ -180,21 +171,19 @@ static void test_exhaustion(void)
 
     for (;;) {
         void *b = shoal_malloc(sh, BLOCK);
-        if (!b)
-            break;
+        if (!b) break;
         CHECK_MSG(nb < MAXB, "%d blocks of %d bytes from a %u-byte heap", nb + 1, BLOCK, HEAP);
         blocks[nb++] = b;
     }
     CHECK_CONTAINS(shoal_last_error(sh), "exhausted");
-    CHECK_MSG(nb >= (int)(free0 / BLOCK) - 1 && nb >= 1,
-              "only %d blocks of %d bytes fit into %zu free bytes", nb, BLOCK, free0);
+    CHECK_MSG(nb >= (int)(free0 / BLOCK) - 1 && nb >= 1, "only %d blocks of %d bytes fit into %zu free bytes", nb,
+              BLOCK, free0);
     check_same_everywhere(nb, "number of blocks until exhaustion");
     usage(&used, &freeb);
     CHECK_MSG(freeb < 2 * BLOCK, "malloc(%d) failed with %zu bytes free", BLOCK, freeb);
     for (int i = 0; i < nb; i += 2) /* free in a scattered order */
         CHECK_OK(shoal_free(sh, blocks[i]), sh);
-    for (int i = 1; i < nb; i += 2)
-        CHECK_OK(shoal_free(sh, blocks[i]), sh);
+    for (int i = 1; i < nb; i += 2) CHECK_OK(shoal_free(sh, blocks[i]), sh);
     usage(&used, &freeb);
     CHECK_EQ_SIZE(used, used0);
     CHECK_EQ_SIZE(freeb, free0);
@@ -213,8 +202,7 @@ static void test_asymmetric(void)
     int null_everywhere = 0, is_null;
     const char *err;
 
-    if (npes < 2)
-        return;
+    if (npes < 2) return;
     p = shoal_malloc(sh, mine);
     is_null = p == NULL;
     MPI_Allreduce(&is_null, &null_everywhere, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
@@ -267,8 +255,7 @@ int main(int argc, char **argv)
     usage(&used, &freeb);
     CHECK_EQ_SIZE(used, used0);
     CHECK_EQ_SIZE(freeb, free0);
-    if (me == 0)
-        check_note("allocator passed on %d PEs (used %zu, free %zu of %u)", npes, used0, free0, HEAP);
+    if (me == 0) check_note("allocator passed on %d PEs (used %zu, free %zu of %u)", npes, used0, free0, HEAP);
     CHECK_OK(shoal_finalize(sh), NULL);
     MPI_Finalize();
     return 0;

@@ -42,8 +42,7 @@ static void check_everywhere(int failed_here, const char *what, const char *need
     MPI_Allreduce(&failed_here, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     CHECK_MSG(all, "%s: not every PE failed (here: %s; \"%s\")", what, failed_here ? "failed" : "succeeded",
               shoal_last_error(sh));
-    if (me == 0)
-        check_note("%s: %s", what, shoal_last_error(sh));
+    if (me == 0) check_note("%s: %s", what, shoal_last_error(sh));
     CHECK_CONTAINS(shoal_last_error(sh), "PEs disagree on a collective call");
     CHECK_CONTAINS(shoal_last_error(sh), "PE 0: ");
     CHECK_CONTAINS(shoal_last_error(sh), need1);
@@ -62,8 +61,7 @@ static void check_usable(void)
     CHECK_OK(shoal_put(sh, x, vals, sizeof(vals), right), sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     test_heap_read(sh, got, x, sizeof(got));
-    for (int i = 0; i < 4; i++)
-        CHECK_EQ_INT(got[i], left + i);
+    for (int i = 0; i < 4; i++) CHECK_EQ_INT(got[i], left + i);
     CHECK_OK(shoal_barrier_all(sh), sh);
     CHECK_OK(shoal_free(sh, x), sh);
 }
@@ -161,9 +159,9 @@ static void test_barriers(void)
     if (last)
         rc = shoal_barrier_all(sh);
     else
-        rc = (p = shoal_malloc(sh, 64)) != NULL                                       ? SHOAL_SUCCESS
+        rc = (p = shoal_malloc(sh, 64)) != NULL                                          ? SHOAL_SUCCESS
              : strstr(shoal_last_error(sh), "PEs disagree on a collective call") != NULL ? SHOAL_ERR_NOT_SYMMETRIC
-                                                                                          : -1;
+                                                                                         : -1;
     MPI_Allreduce((int[]){rc == SHOAL_ERR_NOT_SYMMETRIC}, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     CHECK_MSG(all, "barrier against malloc: here %d (%s)", rc, shoal_last_error(sh));
     CHECK_CONTAINS(shoal_last_error(sh), "PE 0: shoal_malloc(64 bytes)");
@@ -189,8 +187,7 @@ int main(int argc, char **argv)
     test_frees();
     test_barriers();
 
-    if (me == 0)
-        check_note("asymmetric allocation calls passed on %d PEs", npes);
+    if (me == 0) check_note("asymmetric allocation calls passed on %d PEs", npes);
     CHECK_OK(shoal_finalize(sh), NULL);
     MPI_Finalize();
     return 0;

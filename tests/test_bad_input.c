@@ -32,10 +32,10 @@
 
 static int me, npes, right;
 
-#define CHECK_ERR(expr, status, sh, text)                                                \
-    do {                                                                                 \
-        CHECK_STATUS((expr), (status), (sh));                                            \
-        CHECK_CONTAINS(shoal_last_error(sh), (text));                                    \
+#define CHECK_ERR(expr, status, sh, text)                                                                              \
+    do {                                                                                                               \
+        CHECK_STATUS((expr), (status), (sh));                                                                          \
+        CHECK_CONTAINS(shoal_last_error(sh), (text));                                                                  \
     } while (0)
 
 static void test_rma(shoal_t sh, char *p)
@@ -175,11 +175,11 @@ static void test_tombstone(shoal_t sh)
     MPI_Comm c;
     const char *name;
 
-#define DEAD(expr, call)                                                                 \
-    do {                                                                                 \
-        CHECK_STATUS((expr), SHOAL_ERR_INVALID_INSTANCE, NULL);                          \
-        CHECK_CONTAINS(shoal_last_error(sh), call ": instance was finalized");           \
-        CHECK_CONTAINS(shoal_last_error(NULL), call ": instance was finalized");         \
+#define DEAD(expr, call)                                                                                               \
+    do {                                                                                                               \
+        CHECK_STATUS((expr), SHOAL_ERR_INVALID_INSTANCE, NULL);                                                        \
+        CHECK_CONTAINS(shoal_last_error(sh), call ": instance was finalized");                                         \
+        CHECK_CONTAINS(shoal_last_error(NULL), call ": instance was finalized");                                       \
     } while (0)
     DEAD(shoal_finalize(sh), "shoal_finalize");
     DEAD(shoal_my_pe(sh), "shoal_my_pe");
@@ -264,8 +264,7 @@ static void test_env(void)
     shoal_config_t cfg;
     shoal_t sh = NULL;
 
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        check_env_refused(bad[i].var, bad[i].value);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) check_env_refused(bad[i].var, bad[i].value);
 
     /* invalid config fields: SHOAL_ERR_INVALID_ARG naming the field */
     test_config(&cfg, 0);
@@ -351,8 +350,7 @@ int main(int argc, char **argv)
     CHECK_OK(shoal_free(sh, p), sh);
     CHECK_OK(shoal_finalize(sh), NULL);
 
-    if (me == 0)
-        check_note("bad input passed on %d PEs", npes);
+    if (me == 0) check_note("bad input passed on %d PEs", npes);
     MPI_Finalize();
     return 0;
 }

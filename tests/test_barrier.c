@@ -35,10 +35,7 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static int small_value(int round, int pe, int i)
-{
-    return round * 100000 + pe * 100 + i + 1;
-}
+static int small_value(int round, int pe, int i) { return round * 100000 + pe * 100 + i + 1; }
 
 static void test_rounds(int rounds)
 {
@@ -66,15 +63,13 @@ static void test_rounds(int rounds)
             sleep_ms(20); /* everyone else waits in the barrier for my puts */
             late_rounds++;
         }
-        for (int i = 0; i < SMALL_N; i++)
-            src_small[slot][i] = small_value(r, me, i);
+        for (int i = 0; i < SMALL_N; i++) src_small[slot][i] = small_value(r, me, i);
         if (kind == 0) {
             CHECK_OK(shoal_int_put(sh, dst, src_small[slot], SMALL_N, right), sh);
         } else if (kind == 1) {
             CHECK_OK(shoal_int_put_nbi(sh, dst, src_small[slot], SMALL_N, right), sh);
         } else {
-            for (int i = 0; i < SMALL_N; i++)
-                CHECK_OK(shoal_int_p(sh, dst + i, src_small[slot][i], right), sh);
+            for (int i = 0; i < SMALL_N; i++) CHECK_OK(shoal_int_p(sh, dst + i, src_small[slot][i], right), sh);
         }
         if (with_big) {
             test_pattern(src_big + slot * BIG, 0, BIG, (uint64_t)r, (uint64_t)me, 7);
@@ -89,18 +84,20 @@ static void test_rounds(int rounds)
 
         test_heap_read(sh, got_small, dst, sizeof(got_small));
         for (int i = 0; i < SMALL_N; i++)
-            CHECK_MSG(got_small[i] == small_value(r, left, i),
-                      "round %d (%s, %s): [%d] = %d, expected %d from pe %d", r,
-                      kind == 0 ? "put" : kind == 1 ? "put_nbi" : "p",
-                      use_sync ? "quiet+sync_all" : "barrier_all", i, got_small[i],
-                      small_value(r, left, i), left);
+            CHECK_MSG(got_small[i] == small_value(r, left, i), "round %d (%s, %s): [%d] = %d, expected %d from pe %d",
+                      r,
+                      kind == 0   ? "put"
+                      : kind == 1 ? "put_nbi"
+                                  : "p",
+                      use_sync ? "quiet+sync_all" : "barrier_all", i, got_small[i], small_value(r, left, i), left);
         if (with_big) {
             test_heap_read(sh, got_big, big + slot * BIG, BIG);
             test_pattern(expect_big, 0, BIG, (uint64_t)r, (uint64_t)left, 7);
             long long diff = check_first_diff(got_big, expect_big, BIG);
-            CHECK_MSG(diff < 0, "round %d: 512 KiB put_nbi from pe %d not complete after %s: first "
-                      "difference at byte %lld", r, left,
-                      use_sync ? "quiet+sync_all" : "barrier_all", diff);
+            CHECK_MSG(diff < 0,
+                      "round %d: 512 KiB put_nbi from pe %d not complete after %s: first "
+                      "difference at byte %lld",
+                      r, left, use_sync ? "quiet+sync_all" : "barrier_all", diff);
         }
     }
     CHECK_OK(shoal_barrier_all(sh), sh);
@@ -109,8 +106,7 @@ static void test_rounds(int rounds)
     free(src_big);
     free(got_big);
     free(expect_big);
-    if (me == 0)
-        check_note("%d barrier rounds passed (%d with pe 0 late)", rounds, late_rounds);
+    if (me == 0) check_note("%d barrier rounds passed (%d with pe 0 late)", rounds, late_rounds);
 }
 
 /* put A, fence, put flag: after a barrier both are there. */
@@ -124,8 +120,7 @@ static void test_fence_barrier(void)
     CHECK_NONNULL(flag, sh);
     CHECK(src != NULL);
     for (int k = 0; k < K; k++) {
-        for (int i = 0; i < FENCE_N; i++)
-            src[k * FENCE_N + i] = small_value(k, me, i);
+        for (int i = 0; i < FENCE_N; i++) src[k * FENCE_N + i] = small_value(k, me, i);
         CHECK_OK(shoal_int_put_nbi(sh, a + k * FENCE_N, src + k * FENCE_N, FENCE_N, right), sh);
         CHECK_OK(shoal_fence(sh), sh);
         CHECK_OK(shoal_int_p(sh, flag + k, k + 1, right), sh);
@@ -136,8 +131,8 @@ static void test_fence_barrier(void)
         CHECK_EQ_INT(gotflag[k], k + 1);
         test_heap_read(sh, got, a + k * FENCE_N, sizeof(got));
         for (int i = 0; i < FENCE_N; i++)
-            CHECK_MSG(got[i] == small_value(k, left, i), "fence batch %d: [%d] = %d, expected %d",
-                      k, i, got[i], small_value(k, left, i));
+            CHECK_MSG(got[i] == small_value(k, left, i), "fence batch %d: [%d] = %d, expected %d", k, i, got[i],
+                      small_value(k, left, i));
     }
     CHECK_OK(shoal_barrier_all(sh), sh);
     CHECK_OK(shoal_free(sh, flag), sh);
@@ -172,8 +167,7 @@ static void test_fence_polling(void)
     CHECK_OK(shoal_barrier_all(sh), sh);
     for (int r = 1; r <= ROUNDS; r++) {
         if (send) {
-            for (int i = 0; i < FENCE_N; i++)
-                src[i] = small_value(r, me, i);
+            for (int i = 0; i < FENCE_N; i++) src[i] = small_value(r, me, i);
             CHECK_OK(shoal_int_put_nbi(sh, a, src, FENCE_N, right), sh);
             CHECK_OK(shoal_fence(sh), sh);
             CHECK_OK(shoal_int_p(sh, flag, r, right), sh);
@@ -184,23 +178,22 @@ static void test_fence_polling(void)
             int seen;
             while ((seen = *f) != r) {
                 CHECK_MSG(seen == r - 1, "fence polling round %d: flag = %d", r, seen);
-                CHECK_MSG(MPI_Wtime() - t0 < 30.0,
-                          "fence polling round %d: flag from pe %d never arrived", r, left);
+                CHECK_MSG(MPI_Wtime() - t0 < 30.0, "fence polling round %d: flag from pe %d never arrived", r, left);
                 sched_yield(); /* ranks may outnumber cores */
             }
             atomic_thread_fence(memory_order_acquire);
             for (int i = 0; i < FENCE_N; i++)
                 CHECK_MSG(a[i] == small_value(r, left, i),
                           "round %d: flag seen but data put before shoal_fence is not: "
-                          "[%d] = %d, expected %d", r, i, a[i], small_value(r, left, i));
+                          "[%d] = %d, expected %d",
+                          r, i, a[i], small_value(r, left, i));
             polled++;
         }
         CHECK_OK(shoal_barrier_all(sh), sh); /* the sender reuses A next round */
     }
     CHECK_OK(shoal_free(sh, flag), sh);
     CHECK_OK(shoal_free(sh, a), sh);
-    if (me == 0)
-        check_note("fence: %d polled rounds on pe 0 (0 where the left neighbour is not shm)", polled);
+    if (me == 0) check_note("fence: %d polled rounds on pe 0 (0 where the left neighbour is not shm)", polled);
 }
 
 int main(int argc, char **argv)

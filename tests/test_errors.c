@@ -33,13 +33,12 @@ static void test_strerror(void)
     for (int i = 0; i < NSTATUS; i++) {
         const char *s = shoal_strerror(statuses[i].status);
         CHECK_MSG(s != NULL && s[0] != '\0', "shoal_strerror(%d) is empty", statuses[i].status);
-        CHECK_MSG(strstr(s, statuses[i].name) != NULL, "shoal_strerror(%d) = \"%s\" lacks \"%s\"",
-                  statuses[i].status, s, statuses[i].name);
+        CHECK_MSG(strstr(s, statuses[i].name) != NULL, "shoal_strerror(%d) = \"%s\" lacks \"%s\"", statuses[i].status,
+                  s, statuses[i].name);
         CHECK_CONTAINS(s, statuses[i].desc);
         for (int j = 0; j < i; j++)
             CHECK_MSG(strcmp(s, shoal_strerror(statuses[j].status)) != 0,
-                      "shoal_strerror(%d) == shoal_strerror(%d) = \"%s\"", statuses[i].status,
-                      statuses[j].status, s);
+                      "shoal_strerror(%d) == shoal_strerror(%d) = \"%s\"", statuses[i].status, statuses[j].status, s);
     }
     /* unknown values still give a string */
     CHECK(shoal_strerror(-999) != NULL && shoal_strerror(-999)[0] != '\0');
@@ -89,8 +88,8 @@ static void check_pe_error(shoal_t sh, int status, const char *call, int pe)
 {
     char pe_str[32];
     snprintf(pe_str, sizeof(pe_str), "%d", pe);
-    CHECK_MSG(status == SHOAL_ERR_PE, "%s to pe %d returned %d (%s), expected SHOAL_ERR_PE", call,
-              pe, status, shoal_strerror(status));
+    CHECK_MSG(status == SHOAL_ERR_PE, "%s to pe %d returned %d (%s), expected SHOAL_ERR_PE", call, pe, status,
+              shoal_strerror(status));
     CHECK_CONTAINS(shoal_last_error(sh), call);
     CHECK_CONTAINS(shoal_last_error(sh), pe_str);
 }
@@ -143,8 +142,8 @@ static void test_out_of_bounds(shoal_t sh, char *p)
     /* nelems * sizeof(int) overflows: either status, as long as nothing moves */
     status = shoal_int_put(sh, (int *)p, (int *)big, SIZE_MAX / 2, right);
     CHECK_MSG(status == SHOAL_ERR_OUT_OF_BOUNDS || status == SHOAL_ERR_INVALID_ARG,
-              "shoal_int_put of SIZE_MAX / 2 elements returned %d (%s); last error: \"%s\"",
-              status, shoal_strerror(status), shoal_last_error(sh));
+              "shoal_int_put of SIZE_MAX / 2 elements returned %d (%s); last error: \"%s\"", status,
+              shoal_strerror(status), shoal_last_error(sh));
 
     /* The heap's end, as shoal_addr_accessible reports it: a range that
      * crosses it by one byte, or starts right at it, is out of bounds. */
@@ -158,8 +157,10 @@ static void test_out_of_bounds(shoal_t sh, char *p)
         else
             hi = mid;
     }
-    CHECK_MSG(lo >= 63 && lo < 2 * HEAP, "heap ends %zu bytes after a 64-byte allocation in a "
-              "%u-byte heap", lo + 1, HEAP);
+    CHECK_MSG(lo >= 63 && lo < 2 * HEAP,
+              "heap ends %zu bytes after a 64-byte allocation in a "
+              "%u-byte heap",
+              lo + 1, HEAP);
     CHECK_STATUS(shoal_get(sh, big, p + lo, 2, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
     CHECK_STATUS(shoal_put(sh, p + lo, big, 2, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
     CHECK_STATUS(shoal_get(sh, big, p + hi, 1, right), SHOAL_ERR_OUT_OF_BOUNDS, sh);
@@ -182,8 +183,7 @@ static void check_still_works(shoal_t sh, int *buf)
     CHECK_OK(shoal_put(sh, buf, vals, sizeof(vals), right), sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     test_heap_read(sh, got, buf, sizeof(got));
-    for (int i = 0; i < 4; i++)
-        CHECK_EQ_INT(got[i], left + 1 + i);
+    for (int i = 0; i < 4; i++) CHECK_EQ_INT(got[i], left + 1 + i);
     CHECK_OK(shoal_int_g(sh, &got[0], buf + 2, left), sh);
     CHECK_EQ_INT(got[0], (left + n - 1) % n + 3);
     CHECK_OK(shoal_barrier_all(sh), sh);
@@ -211,8 +211,7 @@ int main(int argc, char **argv)
     check_still_works(sh, buf);
 
     CHECK_OK(shoal_free(sh, buf), sh);
-    if (shoal_my_pe(sh) == 0)
-        check_note("error statuses and messages passed on %d PEs", shoal_n_pes(sh));
+    if (shoal_my_pe(sh) == 0) check_note("error statuses and messages passed on %d PEs", shoal_n_pes(sh));
     CHECK_OK(shoal_finalize(sh), NULL);
     MPI_Finalize();
     return 0;

@@ -44,11 +44,9 @@ static void survivors_meet(int dead, int npes)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     if (me == root) {
         for (int p = 0; p < npes; p++)
-            if (p != root && p != dead)
-                MPI_Recv(&token, 1, MPI_INT, p, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (p != root && p != dead) MPI_Recv(&token, 1, MPI_INT, p, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (int p = 0; p < npes; p++)
-            if (p != root && p != dead)
-                MPI_Send(&token, 1, MPI_INT, p, 78, MPI_COMM_WORLD);
+            if (p != root && p != dead) MPI_Send(&token, 1, MPI_INT, p, 78, MPI_COMM_WORLD);
     } else {
         MPI_Send(&token, 1, MPI_INT, root, 77, MPI_COMM_WORLD);
         MPI_Recv(&token, 1, MPI_INT, root, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -73,8 +71,8 @@ int main(int argc, char **argv)
         struct sigaction ignore;
         memset(&ignore, 0, sizeof(ignore));
         ignore.sa_handler = SIG_IGN;
-        CHECK_MSG(sigemptyset(&ignore.sa_mask) == 0 && sigaction(SIGUSR1, &ignore, NULL) == 0,
-                  "ignoring SIGUSR1: %s", strerror(errno));
+        CHECK_MSG(sigemptyset(&ignore.sa_mask) == 0 && sigaction(SIGUSR1, &ignore, NULL) == 0, "ignoring SIGUSR1: %s",
+                  strerror(errno));
     }
     test_config(&cfg, HEAP);
     CHECK_MSG(cfg.timeout > 0 && cfg.timeout <= 10, "run with SHOAL_TIMEOUT=2 (timeout is %g)", cfg.timeout);
@@ -89,13 +87,11 @@ int main(int argc, char **argv)
     /* Healthy: a ring of puts, every value checked. */
     buf = shoal_malloc(sh, sizeof(vals));
     CHECK_NONNULL(buf, sh);
-    for (int i = 0; i < 16; i++)
-        vals[i] = me * 1000 + i;
+    for (int i = 0; i < 16; i++) vals[i] = me * 1000 + i;
     CHECK_OK(shoal_int_put(sh, buf, vals, 16, right), sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     test_heap_read(sh, got, buf, sizeof(got));
-    for (int i = 0; i < 16; i++)
-        CHECK_EQ_INT(got[i], left * 1000 + i);
+    for (int i = 0; i < 16; i++) CHECK_EQ_INT(got[i], left * 1000 + i);
 
     /* Exhaustion is an error, not a fault: the instance goes on. */
     CHECK_EQ_PTR(shoal_malloc(sh, 2 * HEAP), NULL);
@@ -139,15 +135,13 @@ int main(int argc, char **argv)
                    *to = from ? strstr(from, " exited or was killed") : NULL;
         int named = 0;
         CHECK_MSG(from && to, "no gone PEs in '%s'", msg);
-        for (const char *p = from; p && p < to; p = strstr(p + 1, "PE "))
-            named |= atoi(p + 3) == dead && p[3] != '\0';
+        for (const char *p = from; p && p < to; p = strstr(p + 1, "PE ")) named |= atoi(p + 3) == dead && p[3] != '\0';
         CHECK_MSG(named, "PE %d not named in '%s'", dead, msg);
     }
     CHECK_MSG(MPI_Wtime() - t0 < 1, "finalize of the broken instance took %.1f s", MPI_Wtime() - t0);
     CHECK_STATUS(shoal_quiet(sh), SHOAL_ERR_INVALID_INSTANCE, NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "instance was finalized");
-    if (me == (dead == 0 ? 1 : 0))
-        check_note("survivors of PE %d's exit passed on %d PEs", dead, npes);
+    if (me == (dead == 0 ? 1 : 0)) check_note("survivors of PE %d's exit passed on %d PEs", dead, npes);
     check_verdict_pass();
     fflush(NULL);
     _exit(0);

@@ -27,8 +27,8 @@ static void check_heap_size_env(const char *value, size_t expected)
     setenv("SHOAL_HEAP_SIZE", value, 1);
     shoal_config_init(&cfg);
     CHECK_MSG(cfg.env_error[0] == '\0', "SHOAL_HEAP_SIZE=%s: env_error \"%s\"", value, cfg.env_error);
-    CHECK_MSG(cfg.heap_size == expected, "SHOAL_HEAP_SIZE=%s parsed as %zu, expected %zu", value,
-              cfg.heap_size, expected);
+    CHECK_MSG(cfg.heap_size == expected, "SHOAL_HEAP_SIZE=%s parsed as %zu, expected %zu", value, cfg.heap_size,
+              expected);
 }
 
 static void check_bad_env(const char *value)

@@ -110,10 +110,11 @@ static void write_user_sources(const char *dir)
     char path[8192];
 
     snprintf(path, sizeof(path), "%s/main.c", dir);
-    write_file(path, "#include <stdio.h>\n#include <shoal.h>\n#include <shoal_topo.h>\n"
-                     "int main(void) {\n"
-                     "    printf(\"%s / %s\\n\", shoal_strerror(SHOAL_ERR_INVALID_ARG), shoal_path_name(SHOAL_PATH_NVL));\n"
-                     "    return 0;\n}\n");
+    write_file(path,
+               "#include <stdio.h>\n#include <shoal.h>\n#include <shoal_topo.h>\n"
+               "int main(void) {\n"
+               "    printf(\"%s / %s\\n\", shoal_strerror(SHOAL_ERR_INVALID_ARG), shoal_path_name(SHOAL_PATH_NVL));\n"
+               "    return 0;\n}\n");
     snprintf(path, sizeof(path), "%s/cuda.c", dir);
     write_file(path, "#include <stdio.h>\n#include <shoal_cuda.h>\n"
                      "int main(void) {\n"
@@ -151,7 +152,8 @@ static void check_cmake_project(void)
                      "if(shoal_CUDA_FOUND)\n  add_executable(use_shoal_cuda cuda.c)\n"
                      "  target_link_libraries(use_shoal_cuda PRIVATE shoal::cuda)\nendif()\n");
     snprintf(cmd, sizeof(cmd),
-             "cmake -S %s -B %s/build -DCMAKE_PREFIX_PATH=%s 2>&1 && cmake --build %s/build 2>&1 && %s/build/use_shoal && "
+             "cmake -S %s -B %s/build -DCMAKE_PREFIX_PATH=%s 2>&1 && cmake --build %s/build 2>&1 && %s/build/use_shoal "
+             "&& "
              "%s/build/use_shoal_static",
              dir, dir, prefix, dir, dir, dir);
     out = run(cmd);
@@ -183,8 +185,10 @@ static void check_cmake_project(void)
             const char *needle = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].needle
                                  : cuda                               ? NULL
                                                                       : "this shoal was built without CUDA";
-            snprintf(cmd, sizeof(cmd), "cmake -S %s -B %s/build-v%zu -DCMAKE_PREFIX_PATH=%s '-DWANT=%s' '-DCOMPS=%s' "
-                     "2>&1; echo rc=$?", dir, dir, i, prefix, want, comps);
+            snprintf(cmd, sizeof(cmd),
+                     "cmake -S %s -B %s/build-v%zu -DCMAKE_PREFIX_PATH=%s '-DWANT=%s' '-DCOMPS=%s' "
+                     "2>&1; echo rc=$?",
+                     dir, dir, i, prefix, want, comps);
             out = run(cmd);
             if (needle == NULL) {
                 CHECK_MSG(strstr(out, "rc=0") != NULL, "find_package(shoal %s %s) failed:\n%s", want, comps, out);
@@ -231,7 +235,8 @@ int main(void)
     char cmd[16384], path[8192], *out, *pc;
     int headers;
 
-    CHECK_MSG(build && *build && src && *src, "SHOAL_TEST_BUILDDIR and SHOAL_TEST_SRCDIR must be set (ctest sets them)");
+    CHECK_MSG(build && *build && src && *src,
+              "SHOAL_TEST_BUILDDIR and SHOAL_TEST_SRCDIR must be set (ctest sets them)");
     snprintf(root, sizeof(root), "/tmp/shoal-install-XXXXXX");
     CHECK(mkdtemp(root) != NULL);
 
@@ -264,8 +269,8 @@ int main(void)
     CHECK_CONTAINS(pc, path);
     free(pc);
 
-    snprintf(cmd, sizeof(cmd), "%s/bin/shoal-topo --input %s/tests/fixtures/topology/h200x2-nv18.xml --json 2>&1", prefix,
-             src);
+    snprintf(cmd, sizeof(cmd), "%s/bin/shoal-topo --input %s/tests/fixtures/topology/h200x2-nv18.xml --json 2>&1",
+             prefix, src);
     out = run(cmd);
     CHECK_CONTAINS(out, "\"pairs\"");
     CHECK_CONTAINS(out, "\"path\": \"NVL\"");

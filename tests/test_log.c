@@ -32,8 +32,8 @@ int main(int argc, char **argv)
     long n;
 
     MPI_Init(&argc, &argv);
-    CHECK_MSG(getenv("SHOAL_DEBUG") && strcmp(getenv("SHOAL_DEBUG"), "TRACE") == 0 &&
-                  getenv("SHOAL_DEBUG_SUBSYS") && strcmp(getenv("SHOAL_DEBUG_SUBSYS"), "RMA,ENV") == 0,
+    CHECK_MSG(getenv("SHOAL_DEBUG") && strcmp(getenv("SHOAL_DEBUG"), "TRACE") == 0 && getenv("SHOAL_DEBUG_SUBSYS") &&
+                  strcmp(getenv("SHOAL_DEBUG_SUBSYS"), "RMA,ENV") == 0,
               "run with SHOAL_DEBUG=TRACE SHOAL_DEBUG_SUBSYS=RMA,ENV");
     cap = tmpfile();
     CHECK(cap != NULL);

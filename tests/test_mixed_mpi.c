@@ -50,14 +50,10 @@ static void check_no_stray_message(const char *when)
     int flag = 0;
     MPI_Status st;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-    CHECK_MSG(!flag, "%s: unexpected message on MPI_COMM_WORLD from rank %d tag %d", when,
-              st.MPI_SOURCE, st.MPI_TAG);
+    CHECK_MSG(!flag, "%s: unexpected message on MPI_COMM_WORLD from rank %d tag %d", when, st.MPI_SOURCE, st.MPI_TAG);
 }
 
-static int value(int iter, int pe, int i)
-{
-    return (iter * 1000 + pe) * 100 + i;
-}
+static int value(int iter, int pe, int i) { return (iter * 1000 + pe) * 100 + i; }
 
 /* ---- the application's MPI windows over host heap blocks ---- */
 
@@ -99,8 +95,8 @@ static void wb_check_block(const unsigned char *got, const unsigned char *img, s
                            const char *when)
 {
     long long d = check_first_diff(got, img, n);
-    CHECK_MSG(d < 0, "%s: byte %lld of PE %d's block %d (of %zu bytes) is 0x%02x, expected 0x%02x", when, d, pe,
-              b, n, got[d], img[d]);
+    CHECK_MSG(d < 0, "%s: byte %lld of PE %d's block %d (of %zu bytes) is 0x%02x, expected 0x%02x", when, d, pe, b, n,
+              got[d], img[d]);
 }
 
 static void app_windows_over_heap(const shoal_config_t *base_cfg)
@@ -138,8 +134,10 @@ static void app_windows_over_heap(const shoal_config_t *base_cfg)
         int flag = 0;
         MPI_Win_create(blk[b], (MPI_Aint)wb_size[b], 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win[b]);
         MPI_Win_get_attr(win[b], MPI_WIN_BASE, &wbase, &flag);
-        CHECK_MSG(flag && wbase == (void *)blk[b], "MPI_WIN_BASE of the window over block %d is %p, not the "
-                  "block's address %p", b, wbase, (void *)blk[b]);
+        CHECK_MSG(flag && wbase == (void *)blk[b],
+                  "MPI_WIN_BASE of the window over block %d is %p, not the "
+                  "block's address %p",
+                  b, wbase, (void *)blk[b]);
         MPI_Win_lock_all(MPI_MODE_NOCHECK, win[b]);
     }
     for (size_t i = 0; i < sizeof(wins) / sizeof(wins[0]); i++) {
@@ -154,8 +152,7 @@ static void app_windows_over_heap(const shoal_config_t *base_cfg)
         MPI_Win_flush(right, win[b]);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    for (size_t i = 0; i < sizeof(wins) / sizeof(wins[0]); i++)
-        MPI_Win_sync(win[wins[i]]);
+    for (size_t i = 0; i < sizeof(wins) / sizeof(wins[0]); i++) MPI_Win_sync(win[wins[i]]);
 
     /* Every byte of every block of this PE: the puts where they belong,
      * nothing else changed. */
@@ -177,7 +174,8 @@ static void app_windows_over_heap(const shoal_config_t *base_cfg)
             MPI_Win_flush(left, win[b]);
             CHECK_MSG(check_first_diff(buf, img + g[k].disp, g[k].len) < 0,
                       "MPI_Get of %zu bytes at displacement %zu of PE %d's window over block %d: byte %lld "
-                      "differs", g[k].len, g[k].disp, left, b, check_first_diff(buf, img + g[k].disp, g[k].len));
+                      "differs",
+                      g[k].len, g[k].disp, left, b, check_first_diff(buf, img + g[k].disp, g[k].len));
         }
         /* shoal reads the same bytes */
         memset(buf, 0xee, w);
@@ -221,7 +219,7 @@ static void app_windows_over_heap(const shoal_config_t *base_cfg)
      * whatever this MPI does with windows over the same addresses. */
     CHECK_OK(shoal__win_base_moves(sh, "test", MPI_COMM_WORLD, true, &moved), sh);
     CHECK_MSG(moved == 0, "a window over memory that a window over a second mapping of it covers got "
-              "another base");
+                          "another base");
     CHECK_OK(shoal__win_base_moves(sh, "test", MPI_COMM_WORLD, false, &moved), sh);
     {
         char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -233,18 +231,19 @@ static void app_windows_over_heap(const shoal_config_t *base_cfg)
         if (!ucx || rcache_off)
             CHECK_MSG(moved == 0, "this MPI moves the base of a window over memory another window covers");
         if (wrank == 0)
-            check_note("this MPI %s the base of a window over memory another window covers%s", moved ? "moves" :
-                       "keeps", moved ? " (shoal's window is over a second mapping of its heap)" : "");
+            check_note("this MPI %s the base of a window over memory another window covers%s",
+                       moved ? "moves" : "keeps",
+                       moved ? " (shoal's window is over a second mapping of its heap)" : "");
     }
 
-    for (int b = WB_BLOCKS - 1; b >= 0; b--)
-        CHECK_OK(shoal_free(sh, blk[b]), sh);
+    for (int b = WB_BLOCKS - 1; b >= 0; b--) CHECK_OK(shoal_free(sh, blk[b]), sh);
     CHECK_OK(shoal_finalize(sh), NULL);
     free(img);
     free(buf);
     if (wrank == 0)
         check_note("application windows over heap blocks 1 and 3: puts, gets and the other blocks checked "
-                   "(to PE %d over %s)", right, transport);
+                   "(to PE %d over %s)",
+                   right, transport);
 }
 
 int main(int argc, char **argv)
@@ -267,8 +266,10 @@ int main(int argc, char **argv)
     check_errhandler(MPI_ERRORS_ARE_FATAL, "by shoal_init");
     CHECK_OK(shoal_comm(sh, &dup), sh);
     MPI_Comm_compare(dup, MPI_COMM_WORLD, &cmp);
-    CHECK_MSG(cmp == MPI_CONGRUENT, "shoal's communicator vs MPI_COMM_WORLD: %d, expected "
-              "MPI_CONGRUENT (a duplicate)", cmp);
+    CHECK_MSG(cmp == MPI_CONGRUENT,
+              "shoal's communicator vs MPI_COMM_WORLD: %d, expected "
+              "MPI_CONGRUENT (a duplicate)",
+              cmp);
 
     /* an application that chose MPI_ERRORS_RETURN keeps it */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -295,8 +296,7 @@ int main(int argc, char **argv)
         MPI_Irecv(in, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &rreq);
         MPI_Isend(msg, 2, MPI_INT, right, 1 + it % 50, MPI_COMM_WORLD, &sreq);
 
-        for (int i = 0; i < N; i++)
-            src[i] = value(it, wrank, i);
+        for (int i = 0; i < N; i++) src[i] = value(it, wrank, i);
         if (it % 3 == 0) {
             /* outstanding put_nbi across an application collective */
             int rank_sum = 0;
@@ -311,25 +311,22 @@ int main(int argc, char **argv)
 
         test_heap_read(sh, got, slot, sizeof(got));
         for (int i = 0; i < N; i++)
-            CHECK_MSG(got[i] == value(it, left, i), "iteration %d: heap[%d] = %d, expected %d", it,
-                      i, got[i], value(it, left, i));
+            CHECK_MSG(got[i] == value(it, left, i), "iteration %d: heap[%d] = %d, expected %d", it, i, got[i],
+                      value(it, left, i));
 
         MPI_Wait(&rreq, &st);
         MPI_Wait(&sreq, MPI_STATUS_IGNORE);
         CHECK_MSG(st.MPI_SOURCE == left && st.MPI_TAG == 1 + it % 50 && in[0] == it && in[1] == left,
                   "iteration %d: wildcard receive got {%d, %d} from rank %d tag %d, expected "
-                  "{%d, %d} from rank %d tag %d", it, in[0], in[1], st.MPI_SOURCE, st.MPI_TAG, it,
-                  left, left, 1 + it % 50);
+                  "{%d, %d} from rank %d tag %d",
+                  it, in[0], in[1], st.MPI_SOURCE, st.MPI_TAG, it, left, left, 1 + it % 50);
 
         /* the values that crossed PEs through shoal, reduced through MPI */
-        for (int i = 0; i < N; i++)
-            sum += got[i];
+        for (int i = 0; i < N; i++) sum += got[i];
         MPI_Allreduce(&sum, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
         for (int pe = 0; pe < wsize; pe++)
-            for (int i = 0; i < N; i++)
-                expect += value(it, pe, i);
-        CHECK_MSG(total == expect, "iteration %d: Allreduce of received data %lld, expected %lld",
-                  it, total, expect);
+            for (int i = 0; i < N; i++) expect += value(it, pe, i);
+        CHECK_MSG(total == expect, "iteration %d: Allreduce of received data %lld, expected %lld", it, total, expect);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     check_no_stray_message("after the loop");
@@ -374,8 +371,7 @@ int main(int argc, char **argv)
     app_windows_over_heap(&cfg);
     MPI_Barrier(MPI_COMM_WORLD);
     check_no_stray_message("after shoal_finalize");
-    if (wrank == 0)
-        check_note("%d iterations of shoal mixed with MPI traffic passed on %d ranks", ITERS, wsize);
+    if (wrank == 0) check_note("%d iterations of shoal mixed with MPI traffic passed on %d ranks", ITERS, wsize);
     MPI_Finalize();
     return 0;
 }

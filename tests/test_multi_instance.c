@@ -32,17 +32,13 @@ static int plugin_delete(MPI_Comm comm, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-static int value(int round, int pe, int which, int i)
-{
-    return ((round * 16 + which) * 1000 + pe) * 100 + i;
-}
+static int value(int round, int pe, int which, int i) { return ((round * 16 + which) * 1000 + pe) * 100 + i; }
 
 /* Put round data through sh into `to`; the caller barriers, then check_from. */
 static void put_round(shoal_t sh, int *buf, int round, int which, int to)
 {
     int src[N];
-    for (int i = 0; i < N; i++)
-        src[i] = value(round, shoal_my_pe(sh), which, i);
+    for (int i = 0; i < N; i++) src[i] = value(round, shoal_my_pe(sh), which, i);
     CHECK_OK(shoal_int_put(sh, buf, src, N, to), sh);
 }
 
@@ -52,8 +48,8 @@ static void check_from(shoal_t sh, const int *buf, int round, int which, int fro
     test_heap_read(sh, got, buf, sizeof(got));
     for (int i = 0; i < N; i++)
         CHECK_MSG(got[i] == value(round, from, which, i),
-                  "instance %c, round %d: [%d] = %d, expected %d (from pe %d of that instance)",
-                  'A' + which, round, i, got[i], value(round, from, which, i), from);
+                  "instance %c, round %d: [%d] = %d, expected %d (from pe %d of that instance)", 'A' + which, round, i,
+                  got[i], value(round, from, which, i), from);
 }
 
 static void check_instance_comm(shoal_t sh, MPI_Comm parent)
@@ -62,8 +58,10 @@ static void check_instance_comm(shoal_t sh, MPI_Comm parent)
     int cmp;
     CHECK_OK(shoal_comm(sh, &c), sh);
     MPI_Comm_compare(c, parent, &cmp);
-    CHECK_MSG(cmp == MPI_CONGRUENT, "shoal_comm vs the comm given to shoal_init: %d, expected "
-              "MPI_CONGRUENT (%d)", cmp, MPI_CONGRUENT);
+    CHECK_MSG(cmp == MPI_CONGRUENT,
+              "shoal_comm vs the comm given to shoal_init: %d, expected "
+              "MPI_CONGRUENT (%d)",
+              cmp, MPI_CONGRUENT);
 }
 
 int main(int argc, char **argv)
@@ -177,8 +175,7 @@ int main(int argc, char **argv)
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, plugin_delete, &keyval, NULL);
         MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
     }
-    if (wrank == 0)
-        check_note("3 instances passed; leaving one on the split communicator to MPI_Finalize");
+    if (wrank == 0) check_note("3 instances passed; leaving one on the split communicator to MPI_Finalize");
     /* Under SHOAL_DEBUG=WARN (tests/TESTS: multi_instance_2_warn) the
      * instance left alive is named in a WARN: catch this PE's stderr. */
     {

@@ -43,8 +43,7 @@ static void test_full(shoal_t sh)
 
     CHECK_NONNULL(x, sh);
     CHECK_NONNULL(y, sh);
-    for (int i = 0; i < N; i++)
-        vals[i] = me * 10000 + i;
+    for (int i = 0; i < N; i++) vals[i] = me * 10000 + i;
     CHECK_OK(shoal_barrier_all(sh), sh);
 
     /* put_nbi, then reads of the same bytes */
@@ -58,8 +57,7 @@ static void test_full(shoal_t sh)
     /* reads beside the range, or from another PE's copy, are fine */
     CHECK_OK(shoal_int_get(sh, got, x + 64, 8, right), sh);
     CHECK_OK(shoal_int_get(sh, got, y, 8, right), sh);
-    if (left != right)
-        CHECK_OK(shoal_int_get(sh, got, x, 64, left), sh);
+    if (left != right) CHECK_OK(shoal_int_get(sh, got, x, 64, left), sh);
     /* quiet completes: the read now sees the put */
     CHECK_OK(shoal_quiet(sh), sh);
     CHECK_OK(shoal_int_get(sh, got, x, 64, right), sh);
@@ -115,19 +113,16 @@ static void test_many(shoal_t sh)
     CHECK_NONNULL(x, sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     /* consecutive elements merge into one range */
-    for (int i = 0; i < M; i++)
-        CHECK_OK(shoal_int_p(sh, x + i, i, right), sh);
+    for (int i = 0; i < M; i++) CHECK_OK(shoal_int_p(sh, x + i, i, right), sh);
     CHECK_STATUS(shoal_int_g(sh, &got, x + M / 2, right), SHOAL_ERR_ORDER, sh);
     CHECK_OK(shoal_quiet(sh), sh);
     CHECK_OK(shoal_int_g(sh, &got, x + M / 2, right), sh);
     CHECK_EQ_INT(got, M / 2);
     /* every other element: more ranges than recorded; the first ones are
      * still caught, and elements between them are never flagged */
-    for (int i = 0; i < M; i++)
-        CHECK_OK(shoal_int_p(sh, x + 2 * i, -i, right), sh);
+    for (int i = 0; i < M; i++) CHECK_OK(shoal_int_p(sh, x + 2 * i, -i, right), sh);
     CHECK_STATUS(shoal_int_g(sh, &got, x + 2, right), SHOAL_ERR_ORDER, sh);
-    for (int i = 0; i < M; i += 97)
-        CHECK_OK(shoal_int_g(sh, &got, x + 2 * i + 1, right), sh);
+    for (int i = 0; i < M; i += 97) CHECK_OK(shoal_int_g(sh, &got, x + 2 * i + 1, right), sh);
     CHECK_OK(shoal_barrier_all(sh), sh);
     for (int i = 0; i < M; i += 97) {
         CHECK_OK(shoal_int_g(sh, &got, x + 2 * i, right), sh);
@@ -174,8 +169,7 @@ int main(int argc, char **argv)
     test_basic(sh);
     CHECK_OK(shoal_finalize(sh), NULL);
 
-    if (me == 0)
-        check_note("read-before-completion checks passed on %d PEs", npes);
+    if (me == 0) check_note("read-before-completion checks passed on %d PEs", npes);
     MPI_Finalize();
     return 0;
 }

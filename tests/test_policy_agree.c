@@ -61,8 +61,10 @@ static int run_topo(const char *args, char *out, size_t len)
     FILE *p;
     int status;
 
-    snprintf(cmd, sizeof(cmd), "env -u PMI_RANK -u PMI_SIZE -u MPI_LOCALNRANKS -u PMI_FD -u PMI_PORT %s/bin/shoal-topo "
-             "--no-mpi %s 2>&1", bdir ? bdir : "build", args);
+    snprintf(cmd, sizeof(cmd),
+             "env -u PMI_RANK -u PMI_SIZE -u MPI_LOCALNRANKS -u PMI_FD -u PMI_PORT %s/bin/shoal-topo "
+             "--no-mpi %s 2>&1",
+             bdir ? bdir : "build", args);
     p = popen(cmd, "r");
     CHECK_MSG(p != NULL, "popen(%s)", cmd);
     while (n + 1 < len) {
@@ -84,8 +86,10 @@ static void agree(const char *file, const char *level, const char *disable, int 
     shoal_t sh = NULL;
     int rc, any_failed;
 
-    if (file[0]) setenv("SHOAL_TOPO_FILE", file, 1);
-    else unsetenv("SHOAL_TOPO_FILE");
+    if (file[0])
+        setenv("SHOAL_TOPO_FILE", file, 1);
+    else
+        unsetenv("SHOAL_TOPO_FILE");
     setenv("SHOAL_P2P_LEVEL", level, 1);
     setenv("SHOAL_TRANSPORT_DISABLE", disable, 1);
     {
@@ -125,15 +129,18 @@ static void agree(const char *file, const char *level, const char *disable, int 
             if (gpu_heap) g = live ? shoal_topo_gpu_find(live, buses[pe]) : 0;
             CHECK_MSG(!gpu_heap || g >= 0, "PE %d's GPU %s is not in the live topology", pe, buses[pe]);
             m += (size_t)snprintf(map + m, sizeof(map) - m, "%s%s", pe ? "," : "", "");
-            if (g < 0) m += (size_t)snprintf(map + m, sizeof(map) - m, "host");
-            else m += (size_t)snprintf(map + m, sizeof(map) - m, "%d", g);
+            if (g < 0)
+                m += (size_t)snprintf(map + m, sizeof(map) - m, "host");
+            else
+                m += (size_t)snprintf(map + m, sizeof(map) - m, "%d", g);
         }
         if (live) shoal_topo_destroy(live);
-        snprintf(args, sizeof(args), "%s%s --map %s --node-size %d --p2p-level %s --disable '%s'", file[0] ? "--input " : "",
-                 file, map, node_size, level, disable);
+        snprintf(args, sizeof(args), "%s%s --map %s --node-size %d --p2p-level %s --disable '%s'",
+                 file[0] ? "--input " : "", file, map, node_size, level, disable);
         trc = run_topo(args, out, sizeof(out));
         if (any_failed) {
-            CHECK_MSG(trc != 0, "shoal_init refused (%s) but shoal-topo %s chose:\n%s", shoal_last_error(NULL), args, out);
+            CHECK_MSG(trc != 0, "shoal_init refused (%s) but shoal-topo %s chose:\n%s", shoal_last_error(NULL), args,
+                      out);
             CHECK_CONTAINS(out, "no transport left");
             refusals_agreed++;
         } else {
@@ -210,13 +217,14 @@ int main(int argc, char **argv)
             if (file[0] != '\0' && fixture_gpus(file) == 0) continue; /* no GPU to place a GPU heap on */
             for (size_t d = 0; d < 4; d++)
                 for (size_t l = 0; l < 6; l++)
-                    if (file[0] == '\0' || strcmp(levels[l], "SYS") == 0) agree(file, levels[l], gpu_disables[d], ns, 1);
+                    if (file[0] == '\0' || strcmp(levels[l], "SYS") == 0)
+                        agree(file, levels[l], gpu_disables[d], ns, 1);
         }
     }
     globfree(&g);
     if (me == 0)
-        check_note("%s heaps: %d settings, %d PE pairs agree with shoal-topo, %d refusals agree", gpu_heap ? "GPU" : "host",
-                   settings_run, pairs_checked, refusals_agreed);
+        check_note("%s heaps: %d settings, %d PE pairs agree with shoal-topo, %d refusals agree",
+                   gpu_heap ? "GPU" : "host", settings_run, pairs_checked, refusals_agreed);
     MPI_Finalize();
     return 0;
 }

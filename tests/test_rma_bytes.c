@@ -15,11 +15,11 @@
 #include "common/check.h"
 #include "shoal.h"
 
-#define GUARD 8              /* bytes checked untouched on either side of a put */
+#define GUARD 8 /* bytes checked untouched on either side of a put */
 #define MAX_PUT ((3u << 20) + 5)
 #define SRC_SIZE ((1u << 20) + 17)
 #define SENTINEL 0xA5
-#define TAG_PUT 1            /* pattern families */
+#define TAG_PUT 1 /* pattern families */
 #define TAG_SRC 2
 
 static shoal_t sh;
@@ -29,8 +29,7 @@ static int me, npes, right, left;
  * guards stay untouched. Odd rounds use put_nbi (completed by the barrier). */
 static void test_put_sizes(unsigned char *region)
 {
-    static const size_t sizes[] = {1, 2, 3, 7, 8, 9, 63, 64, 65, 4095, 4096, 4097,
-                                   65549, 1u << 20, MAX_PUT};
+    static const size_t sizes[] = {1, 2, 3, 7, 8, 9, 63, 64, 65, 4095, 4096, 4097, 65549, 1u << 20, MAX_PUT};
     static const size_t offsets[] = {0, 1, 3, 7};
     unsigned char *src = malloc(MAX_PUT + 8), *got = malloc(MAX_PUT + 4 * GUARD);
     unsigned char *expect = malloc(MAX_PUT);
@@ -56,8 +55,10 @@ static void test_put_sizes(unsigned char *region)
             test_pattern(expect, 0, size, TAG_PUT, (uint64_t)left, size * 8 + off);
             CHECK_MEM_FILLED(got, SENTINEL, GUARD + off);
             diff = check_first_diff(got + GUARD + off, expect, size);
-            CHECK_MSG(diff < 0, "%s of %zu bytes at offset %zu from pe %d: first difference at "
-                      "byte %lld", round % 2 ? "shoal_put_nbi" : "shoal_put", size, off, left, diff);
+            CHECK_MSG(diff < 0,
+                      "%s of %zu bytes at offset %zu from pe %d: first difference at "
+                      "byte %lld",
+                      round % 2 ? "shoal_put_nbi" : "shoal_put", size, off, left, diff);
             CHECK_MEM_FILLED(got + GUARD + off + size, SENTINEL, GUARD);
         }
     }
@@ -89,8 +90,10 @@ static void test_get_every_pe(unsigned char *srcheap)
             test_pattern(expect, off, len, TAG_SRC, (uint64_t)pe, 0);
             CHECK_MSG(got[0] == SENTINEL, "shoal_get from pe %d wrote before its dest", pe);
             diff = check_first_diff(got + 1, expect, len);
-            CHECK_MSG(diff < 0, "shoal_get of %zu bytes at offset %zu from pe %d: first "
-                      "difference at byte %lld", len, off, pe, diff);
+            CHECK_MSG(diff < 0,
+                      "shoal_get of %zu bytes at offset %zu from pe %d: first "
+                      "difference at byte %lld",
+                      len, off, pe, diff);
 
             nbi[pe * NR + r] = malloc(len);
             CHECK(nbi[pe * NR + r] != NULL);
@@ -104,8 +107,10 @@ static void test_get_every_pe(unsigned char *srcheap)
             long long diff;
             test_pattern(expect, off, len, TAG_SRC, (uint64_t)pe, 0);
             diff = check_first_diff(nbi[pe * NR + r], expect, len);
-            CHECK_MSG(diff < 0, "shoal_get_nbi of %zu bytes at offset %zu from pe %d: first "
-                      "difference at byte %lld", len, off, pe, diff);
+            CHECK_MSG(diff < 0,
+                      "shoal_get_nbi of %zu bytes at offset %zu from pe %d: first "
+                      "difference at byte %lld",
+                      len, off, pe, diff);
             free(nbi[pe * NR + r]);
         }
     }
@@ -153,8 +158,7 @@ static void test_self_zero_heapsrc(unsigned char *region, unsigned char *srcheap
 }
 
 /* The transport of every pair, its node, and shoal_ptr/addr_accessible. */
-static void test_transports_and_ptr(const shoal_config_t *cfg, unsigned char *region,
-                                    unsigned char *small)
+static void test_transports_and_ptr(const shoal_config_t *cfg, unsigned char *region, unsigned char *small)
 {
     enum { NI = 16 };
     int *node_of = malloc(sizeof(int) * (size_t)npes);
@@ -178,25 +182,23 @@ static void test_transports_and_ptr(const shoal_config_t *cfg, unsigned char *re
             CHECK_EQ_STR(name, "self");
         } else if (!same_node || (host && shm_off)) {
             CHECK_MSG(strcmp(name, "mpi_rma") == 0,
-                      "pe %d -> pe %d (nodes %d, %d; node_size %d): transport \"%s\", expected mpi_rma",
-                      me, pe, node_of[me], node_of[pe], cfg->node_size, name);
+                      "pe %d -> pe %d (nodes %d, %d; node_size %d): transport \"%s\", expected mpi_rma", me, pe,
+                      node_of[me], node_of[pe], cfg->node_size, name);
         } else if (host) {
             CHECK_MSG(strcmp(name, "shm") == 0,
-                      "pe %d -> pe %d (same node %d, node_size %d): transport \"%s\", expected shm",
-                      me, pe, node_of[me], cfg->node_size, name);
+                      "pe %d -> pe %d (same node %d, node_size %d): transport \"%s\", expected shm", me, pe,
+                      node_of[me], cfg->node_size, name);
         } else {
             CHECK_MSG(strcmp(name, "cuda_ipc") == 0 || strcmp(name, "staged") == 0,
                       "pe %d -> pe %d (same node, GPU heap): transport \"%s\"", me, pe, name);
         }
 
-        CHECK_MSG(shoal_addr_accessible(sh, region, pe) > 0,
-                  "shoal_addr_accessible(heap address, pe %d) = %d", pe,
+        CHECK_MSG(shoal_addr_accessible(sh, region, pe) > 0, "shoal_addr_accessible(heap address, pe %d) = %d", pe,
                   shoal_addr_accessible(sh, region, pe));
         CHECK_EQ_INT(shoal_addr_accessible(sh, &stackvar, pe), 0);
         CHECK_EQ_PTR(shoal_ptr(sh, &stackvar, pe), NULL);
 
-        if (!host)
-            continue;
+        if (!host) continue;
         p = shoal_ptr(sh, region, pe);
         if (pe == me)
             CHECK_EQ_PTR(p, region);
@@ -212,8 +214,7 @@ static void test_transports_and_ptr(const shoal_config_t *cfg, unsigned char *re
 
     /* Stores through shoal_ptr (or a put where there is none) are visible
      * to the owner after a barrier, and loads through it see the owner's data. */
-    for (int i = 0; i < NI; i++)
-        vals[i] = me * 1000 + i + 1;
+    for (int i = 0; i < NI; i++) vals[i] = me * 1000 + i + 1;
     test_heap_fill(sh, small, 0, sizeof(vals));
     CHECK_OK(shoal_barrier_all(sh), sh);
     to_right = host ? shoal_ptr(sh, small, right) : NULL;
@@ -225,17 +226,14 @@ static void test_transports_and_ptr(const shoal_config_t *cfg, unsigned char *re
     test_heap_read(sh, got, small, sizeof(got));
     for (int i = 0; i < NI; i++)
         CHECK_MSG(got[i] == left * 1000 + i + 1, "%s from pe %d: [%d] = %d, expected %d",
-                  to_right ? "store through shoal_ptr" : "shoal_put", left, i, got[i],
-                  left * 1000 + i + 1);
+                  to_right ? "store through shoal_ptr" : "shoal_put", left, i, got[i], left * 1000 + i + 1);
     for (int pe = 0; host && pe < npes; pe++) {
         const int *theirs = shoal_ptr(sh, small, pe);
         int their_left = (pe + npes - 1) % npes;
-        if (!theirs)
-            continue;
+        if (!theirs) continue;
         for (int i = 0; i < NI; i++)
-            CHECK_MSG(theirs[i] == their_left * 1000 + i + 1,
-                      "load through shoal_ptr(pe %d)[%d] = %d, expected %d", pe, i, theirs[i],
-                      their_left * 1000 + i + 1);
+            CHECK_MSG(theirs[i] == their_left * 1000 + i + 1, "load through shoal_ptr(pe %d)[%d] = %d, expected %d", pe,
+                      i, theirs[i], their_left * 1000 + i + 1);
     }
     CHECK_OK(shoal_barrier_all(sh), sh);
 }
@@ -269,8 +267,7 @@ int main(int argc, char **argv)
     CHECK_OK(shoal_free(sh, srcheap), sh);
     CHECK_OK(shoal_free(sh, region), sh);
     if (me == 0)
-        check_note("byte put/get, shoal_ptr and transports passed on %d PEs (node_size %d)", npes,
-                   cfg.node_size);
+        check_note("byte put/get, shoal_ptr and transports passed on %d PEs (node_size %d)", npes, cfg.node_size);
     CHECK_OK(shoal_finalize(sh), NULL);
     MPI_Finalize();
     return 0;

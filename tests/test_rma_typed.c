@@ -35,85 +35,77 @@ static uint64_t value_bits(int pe, int i, int op)
  *   nbi:   written by the left neighbour with put_nbi
  *   p:     written by the left neighbour element by element with p
  */
-#define TYPED_TEST(T, N)                                                                 \
-    static void test_##N(shoal_t sh)                                                     \
-    {                                                                                    \
-        int me = shoal_my_pe(sh), n = shoal_n_pes(sh);                                   \
-        int right = (me + 1) % n, left = (me + n - 1) % n;                               \
-        size_t total = 4 * (NE + 2);                                                     \
-        T *heap = shoal_malloc(sh, total * sizeof(T));                                   \
-        T *init = malloc(total * sizeof(T)), *got = malloc(total * sizeof(T));           \
-        T buf_put[NE], buf_nbi[NE], buf_get[NE], buf_gnbi[NE];                           \
-        const T sentinel = (T)value_bits(-1, 0, V_SENTINEL);                             \
-                                                                                         \
-        CHECK_NONNULL(heap, sh);                                                         \
-        CHECK(init != NULL && got != NULL);                                              \
-        for (size_t i = 0; i < total; i++)                                               \
-            init[i] = sentinel;                                                          \
-        for (int i = 0; i < NE; i++)                                                     \
-            AREA(init, 0)[i] = (T)value_bits(me, i, V_SRC);                              \
-        test_heap_write(sh, heap, init, total * sizeof(T));                              \
-        CHECK_OK(shoal_barrier_all(sh), sh);                                             \
-                                                                                         \
-        /* puts into the right neighbour */                                              \
-        for (int i = 0; i < NE; i++) {                                                   \
-            buf_put[i] = (T)value_bits(me, i, V_PUT);                                    \
-            buf_nbi[i] = (T)value_bits(me, i, V_NBI);                                    \
-        }                                                                                \
-        CHECK_OK(shoal_##N##_put(sh, AREA(heap, 1) + 1, buf_put + 1, NE - 2, right), sh);\
-        CHECK_OK(shoal_##N##_put_nbi(sh, AREA(heap, 2), buf_nbi, NE, right), sh);        \
-        for (int i = 0; i < NE; i++)                                                     \
-            CHECK_OK(shoal_##N##_p(sh, AREA(heap, 3) + i, (T)value_bits(me, i, V_P), right), sh); \
-        CHECK_OK(shoal_quiet(sh), sh);                                                   \
-        CHECK_OK(shoal_barrier_all(sh), sh);                                             \
-                                                                                         \
-        /* what the left neighbour put into me */                                        \
-        test_heap_read(sh, got, heap, total * sizeof(T));                                \
-        for (int k = 0; k < 4; k++) {                                                    \
-            CHECK_MSG(AREA(got, k)[-1] == sentinel && AREA(got, k)[NE] == sentinel,      \
-                      #N ": guard around area %d overwritten", k);                        \
-        }                                                                                \
-        for (int i = 0; i < NE; i++) {                                                   \
-            T e_src = (T)value_bits(me, i, V_SRC);                                       \
-            T e_put = (i == 0 || i == NE - 1) ? sentinel : (T)value_bits(left, i, V_PUT);\
-            T e_nbi = (T)value_bits(left, i, V_NBI), e_p = (T)value_bits(left, i, V_P);  \
-            CHECK_MSG(AREA(got, 0)[i] == e_src, #N " src[%d] changed: %.21Lg != %.21Lg", \
-                      i, (long double)AREA(got, 0)[i], (long double)e_src);              \
-            CHECK_MSG(AREA(got, 1)[i] == e_put,                                          \
-                      "shoal_" #N "_put from pe %d: [%d] = %.21Lg, expected %.21Lg",     \
-                      left, i, (long double)AREA(got, 1)[i], (long double)e_put);        \
-            CHECK_MSG(AREA(got, 2)[i] == e_nbi,                                          \
-                      "shoal_" #N "_put_nbi from pe %d: [%d] = %.21Lg, expected %.21Lg", \
-                      left, i, (long double)AREA(got, 2)[i], (long double)e_nbi);        \
-            CHECK_MSG(AREA(got, 3)[i] == e_p,                                            \
-                      "shoal_" #N "_p from pe %d: [%d] = %.21Lg, expected %.21Lg", left, \
-                      i, (long double)AREA(got, 3)[i], (long double)e_p);                \
-        }                                                                                \
-                                                                                         \
-        /* gets from the right (blocking, g) and the left (nbi) neighbour's src */       \
-        for (int i = 0; i < NE; i++)                                                     \
-            buf_get[i] = buf_gnbi[i] = sentinel;                                         \
-        CHECK_OK(shoal_##N##_get(sh, buf_get, AREA(heap, 0), NE, right), sh);            \
-        CHECK_OK(shoal_##N##_get_nbi(sh, buf_gnbi + 1, AREA(heap, 0) + 1, NE - 2, left), sh); \
-        CHECK_OK(shoal_quiet(sh), sh);                                                   \
-        for (int i = 0; i < NE; i++) {                                                   \
-            T e_get = (T)value_bits(right, i, V_SRC), v = sentinel;                      \
-            T e_gnbi = (i == 0 || i == NE - 1) ? sentinel : (T)value_bits(left, i, V_SRC); \
-            CHECK_OK(shoal_##N##_g(sh, &v, AREA(heap, 0) + i, right), sh);               \
-            CHECK_MSG(buf_get[i] == e_get,                                               \
-                      "shoal_" #N "_get from pe %d: [%d] = %.21Lg, expected %.21Lg",     \
-                      right, i, (long double)buf_get[i], (long double)e_get);            \
-            CHECK_MSG(buf_gnbi[i] == e_gnbi,                                             \
-                      "shoal_" #N "_get_nbi from pe %d: [%d] = %.21Lg, expected %.21Lg", \
-                      left, i, (long double)buf_gnbi[i], (long double)e_gnbi);           \
-            CHECK_MSG(v == e_get, "shoal_" #N "_g from pe %d: [%d] = %.21Lg, expected %.21Lg", \
-                      right, i, (long double)v, (long double)e_get);                     \
-        }                                                                                \
-                                                                                         \
-        CHECK_OK(shoal_barrier_all(sh), sh); /* neighbours are done reading my src */    \
-        CHECK_OK(shoal_free(sh, heap), sh);                                              \
-        free(init);                                                                      \
-        free(got);                                                                       \
+#define TYPED_TEST(T, N)                                                                                               \
+    static void test_##N(shoal_t sh)                                                                                   \
+    {                                                                                                                  \
+        int me = shoal_my_pe(sh), n = shoal_n_pes(sh);                                                                 \
+        int right = (me + 1) % n, left = (me + n - 1) % n;                                                             \
+        size_t total = 4 * (NE + 2);                                                                                   \
+        T *heap = shoal_malloc(sh, total * sizeof(T));                                                                 \
+        T *init = malloc(total * sizeof(T)), *got = malloc(total * sizeof(T));                                         \
+        T buf_put[NE], buf_nbi[NE], buf_get[NE], buf_gnbi[NE];                                                         \
+        const T sentinel = (T)value_bits(-1, 0, V_SENTINEL);                                                           \
+                                                                                                                       \
+        CHECK_NONNULL(heap, sh);                                                                                       \
+        CHECK(init != NULL && got != NULL);                                                                            \
+        for (size_t i = 0; i < total; i++) init[i] = sentinel;                                                         \
+        for (int i = 0; i < NE; i++) AREA(init, 0)[i] = (T)value_bits(me, i, V_SRC);                                   \
+        test_heap_write(sh, heap, init, total * sizeof(T));                                                            \
+        CHECK_OK(shoal_barrier_all(sh), sh);                                                                           \
+                                                                                                                       \
+        /* puts into the right neighbour */                                                                            \
+        for (int i = 0; i < NE; i++) {                                                                                 \
+            buf_put[i] = (T)value_bits(me, i, V_PUT);                                                                  \
+            buf_nbi[i] = (T)value_bits(me, i, V_NBI);                                                                  \
+        }                                                                                                              \
+        CHECK_OK(shoal_##N##_put(sh, AREA(heap, 1) + 1, buf_put + 1, NE - 2, right), sh);                              \
+        CHECK_OK(shoal_##N##_put_nbi(sh, AREA(heap, 2), buf_nbi, NE, right), sh);                                      \
+        for (int i = 0; i < NE; i++)                                                                                   \
+            CHECK_OK(shoal_##N##_p(sh, AREA(heap, 3) + i, (T)value_bits(me, i, V_P), right), sh);                      \
+        CHECK_OK(shoal_quiet(sh), sh);                                                                                 \
+        CHECK_OK(shoal_barrier_all(sh), sh);                                                                           \
+                                                                                                                       \
+        /* what the left neighbour put into me */                                                                      \
+        test_heap_read(sh, got, heap, total * sizeof(T));                                                              \
+        for (int k = 0; k < 4; k++) {                                                                                  \
+            CHECK_MSG(AREA(got, k)[-1] == sentinel && AREA(got, k)[NE] == sentinel,                                    \
+                      #N ": guard around area %d overwritten", k);                                                     \
+        }                                                                                                              \
+        for (int i = 0; i < NE; i++) {                                                                                 \
+            T e_src = (T)value_bits(me, i, V_SRC);                                                                     \
+            T e_put = (i == 0 || i == NE - 1) ? sentinel : (T)value_bits(left, i, V_PUT);                              \
+            T e_nbi = (T)value_bits(left, i, V_NBI), e_p = (T)value_bits(left, i, V_P);                                \
+            CHECK_MSG(AREA(got, 0)[i] == e_src, #N " src[%d] changed: %.21Lg != %.21Lg", i,                            \
+                      (long double)AREA(got, 0)[i], (long double)e_src);                                               \
+            CHECK_MSG(AREA(got, 1)[i] == e_put, "shoal_" #N "_put from pe %d: [%d] = %.21Lg, expected %.21Lg", left,   \
+                      i, (long double)AREA(got, 1)[i], (long double)e_put);                                            \
+            CHECK_MSG(AREA(got, 2)[i] == e_nbi, "shoal_" #N "_put_nbi from pe %d: [%d] = %.21Lg, expected %.21Lg",     \
+                      left, i, (long double)AREA(got, 2)[i], (long double)e_nbi);                                      \
+            CHECK_MSG(AREA(got, 3)[i] == e_p, "shoal_" #N "_p from pe %d: [%d] = %.21Lg, expected %.21Lg", left, i,    \
+                      (long double)AREA(got, 3)[i], (long double)e_p);                                                 \
+        }                                                                                                              \
+                                                                                                                       \
+        /* gets from the right (blocking, g) and the left (nbi) neighbour's src */                                     \
+        for (int i = 0; i < NE; i++) buf_get[i] = buf_gnbi[i] = sentinel;                                              \
+        CHECK_OK(shoal_##N##_get(sh, buf_get, AREA(heap, 0), NE, right), sh);                                          \
+        CHECK_OK(shoal_##N##_get_nbi(sh, buf_gnbi + 1, AREA(heap, 0) + 1, NE - 2, left), sh);                          \
+        CHECK_OK(shoal_quiet(sh), sh);                                                                                 \
+        for (int i = 0; i < NE; i++) {                                                                                 \
+            T e_get = (T)value_bits(right, i, V_SRC), v = sentinel;                                                    \
+            T e_gnbi = (i == 0 || i == NE - 1) ? sentinel : (T)value_bits(left, i, V_SRC);                             \
+            CHECK_OK(shoal_##N##_g(sh, &v, AREA(heap, 0) + i, right), sh);                                             \
+            CHECK_MSG(buf_get[i] == e_get, "shoal_" #N "_get from pe %d: [%d] = %.21Lg, expected %.21Lg", right, i,    \
+                      (long double)buf_get[i], (long double)e_get);                                                    \
+            CHECK_MSG(buf_gnbi[i] == e_gnbi, "shoal_" #N "_get_nbi from pe %d: [%d] = %.21Lg, expected %.21Lg", left,  \
+                      i, (long double)buf_gnbi[i], (long double)e_gnbi);                                               \
+            CHECK_MSG(v == e_get, "shoal_" #N "_g from pe %d: [%d] = %.21Lg, expected %.21Lg", right, i,               \
+                      (long double)v, (long double)e_get);                                                             \
+        }                                                                                                              \
+                                                                                                                       \
+        CHECK_OK(shoal_barrier_all(sh), sh); /* neighbours are done reading my src */                                  \
+        CHECK_OK(shoal_free(sh, heap), sh);                                                                            \
+        free(init);                                                                                                    \
+        free(got);                                                                                                     \
     }
 SHOAL_RMA_TYPES(TYPED_TEST)
 #undef TYPED_TEST
@@ -128,15 +120,14 @@ int main(int argc, char **argv)
     test_config(&cfg, 0);
     CHECK_OK(shoal_init(MPI_COMM_WORLD, &cfg, &sh), NULL);
 
-#define RUN_TYPED_TEST(T, N)                                                             \
-    test_##N(sh);                                                                        \
+#define RUN_TYPED_TEST(T, N)                                                                                           \
+    test_##N(sh);                                                                                                      \
     ntypes++;
     SHOAL_RMA_TYPES(RUN_TYPED_TEST)
 #undef RUN_TYPED_TEST
 
     if (shoal_my_pe(sh) == 0)
-        check_note("typed put/get/put_nbi/get_nbi/p/g: %d types passed on %d PEs", ntypes,
-                   shoal_n_pes(sh));
+        check_note("typed put/get/put_nbi/get_nbi/p/g: %d types passed on %d PEs", ntypes, shoal_n_pes(sh));
     CHECK_OK(shoal_finalize(sh), NULL);
     MPI_Finalize();
     return 0;

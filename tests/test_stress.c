@@ -18,9 +18,9 @@
 #include "shoal.h"
 
 enum {
-    OPS = 4,                /* puts per PE per round, op j writes quarter j of a slot */
+    OPS = 4, /* puts per PE per round, op j writes quarter j of a slot */
     QUARTER = 16 * 1024,
-    SLOT = OPS * QUARTER    /* one per sender in every PE's region */
+    SLOT = OPS * QUARTER /* one per sender in every PE's region */
 };
 
 /* One put of one sender in one round. */
@@ -101,8 +101,7 @@ int main(int argc, char **argv)
             nputs++;
             nbytes += (long long)op.len;
         }
-        if (r % 7 == 3)
-            CHECK_OK(shoal_quiet(sh), sh);
+        if (r % 7 == 3) CHECK_OK(shoal_quiet(sh), sh);
         CHECK_OK(shoal_barrier_all(sh), sh);
 
         /* what every sender must have written into me this round */
@@ -110,29 +109,29 @@ int main(int argc, char **argv)
             for (int j = 0; j < OPS; j++) {
                 op_t op = make_op(seed, r, s, j, npes);
                 if (op.target == me)
-                    test_pattern(shadow[parity] + (size_t)s * SLOT + op.off, 0, op.len, seed,
-                                 (uint64_t)r, (uint64_t)s * OPS + (uint64_t)j);
+                    test_pattern(shadow[parity] + (size_t)s * SLOT + op.off, 0, op.len, seed, (uint64_t)r,
+                                 (uint64_t)s * OPS + (uint64_t)j);
             }
         }
         test_heap_read(sh, got, mine, region_size);
         if (memcmp(got, shadow[parity], region_size) != 0) {
             size_t k = 0;
-            while (got[k] == shadow[parity][k])
-                k++;
-            CHECK_MSG(0, "seed %llu round %d: byte %zu of the slot of sender pe %d (quarter %zu) "
-                      "is 0x%02x, expected 0x%02x", (unsigned long long)seed, r, k % SLOT,
-                      (int)(k / SLOT), (k % SLOT) / QUARTER, got[k], shadow[parity][k]);
+            while (got[k] == shadow[parity][k]) k++;
+            CHECK_MSG(0,
+                      "seed %llu round %d: byte %zu of the slot of sender pe %d (quarter %zu) "
+                      "is 0x%02x, expected 0x%02x",
+                      (unsigned long long)seed, r, k % SLOT, (int)(k / SLOT), (k % SLOT) / QUARTER, got[k],
+                      shadow[parity][k]);
         }
     }
     CHECK_OK(shoal_barrier_all(sh), sh);
 
     if (me == 0)
-        check_note("%d rounds, %lld puts, %lld bytes from pe 0 verified on %d PEs in %.1f s",
-                   rounds, nputs, nbytes, npes, MPI_Wtime() - t0);
+        check_note("%d rounds, %lld puts, %lld bytes from pe 0 verified on %d PEs in %.1f s", rounds, nputs, nbytes,
+                   npes, MPI_Wtime() - t0);
     CHECK_OK(shoal_free(sh, region), sh);
     CHECK_OK(shoal_finalize(sh), NULL);
-    for (int j = 0; j < OPS; j++)
-        free(src[j]);
+    for (int j = 0; j < OPS; j++) free(src[j]);
     free(shadow[0]);
     free(shadow[1]);
     free(got);

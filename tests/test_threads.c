@@ -53,10 +53,7 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static unsigned char *slot(int t, int r)
-{
-    return recv_buf + ((size_t)t * ROUNDS + (size_t)r) * CHUNK;
-}
+static unsigned char *slot(int t, int r) { return recv_buf + ((size_t)t * ROUNDS + (size_t)r) * CHUNK; }
 
 static void *worker(void *arg)
 {
@@ -83,13 +80,12 @@ static void *worker(void *arg)
         /* a stable region of the left neighbour, written by another thread */
         CHECK_OK(shoal_get(sh, got, stable + (size_t)other * STABLE, STABLE, left), sh);
         test_pattern(expect, 0, STABLE, 7777, (uint64_t)left, (uint64_t)other);
-        CHECK_MSG(check_first_diff(got, expect, STABLE) < 0, "thread %d round %d: get of pe %d's region %d differs",
-                  t, r, left, other);
+        CHECK_MSG(check_first_diff(got, expect, STABLE) < 0, "thread %d round %d: get of pe %d's region %d differs", t,
+                  r, left, other);
         /* my own error, whatever the other threads do meanwhile */
         CHECK_STATUS(shoal_put(sh, slot(t, r), s, 8, bad_pe), SHOAL_ERR_PE, sh);
         CHECK_CONTAINS(shoal_last_error(sh), want);
-        if (r % 4 == 3)
-            CHECK_OK(shoal_quiet(sh), sh);
+        if (r % 4 == 3) CHECK_OK(shoal_quiet(sh), sh);
     }
     CHECK_OK(shoal_quiet(sh), sh);
     free(src);
@@ -128,8 +124,7 @@ static int call_put_sh2(void)
 static void *intrude(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&intruder.main_in))
-        sleep_ms(1);
+    while (!atomic_load(&intruder.main_in)) sleep_ms(1);
     sleep_ms(300); /* the main thread is inside the barrier by now */
     intruder.status = intruder.call();
     snprintf(intruder.msg, sizeof(intruder.msg), "%s", shoal_last_error(intruder.inst ? intruder.inst : sh));
@@ -143,14 +138,11 @@ static void run_intruder(int (*call)(void))
     intruder.call = call;
     atomic_store(&intruder.main_in, 0);
     intruder.status = 1;
-    if (me == 0)
-        CHECK(pthread_create(&th, NULL, intrude, NULL) == 0);
-    if (me == 1)
-        sleep_ms(1200);
+    if (me == 0) CHECK(pthread_create(&th, NULL, intrude, NULL) == 0);
+    if (me == 1) sleep_ms(1200);
     atomic_store(&intruder.main_in, 1);
     CHECK_OK(shoal_barrier_all(sh), sh);
-    if (me == 0)
-        CHECK(pthread_join(th, NULL) == 0);
+    if (me == 0) CHECK(pthread_join(th, NULL) == 0);
 }
 
 static void test_multiple(void)
@@ -169,10 +161,8 @@ static void test_multiple(void)
     }
     test_heap_fill(sh, recv_buf, 0, (size_t)THREADS * ROUNDS * CHUNK);
     CHECK_OK(shoal_barrier_all(sh), sh);
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_join(th[t], NULL) == 0);
+    for (int t = 0; t < THREADS; t++) CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
+    for (int t = 0; t < THREADS; t++) CHECK(pthread_join(th[t], NULL) == 0);
     CHECK_OK(shoal_barrier_all(sh), sh);
     for (int t = 0; t < THREADS; t++) {
         for (int r = 0; r < ROUNDS; r++) {
@@ -182,7 +172,10 @@ static void test_multiple(void)
             test_pattern(expect, 0, CHUNK, (uint64_t)r, (uint64_t)left, (uint64_t)t);
             diff = check_first_diff(got, expect, CHUNK);
             CHECK_MSG(diff < 0, "thread %d of pe %d, round %d (%s): byte %lld lost", t, left, r,
-                      r % 3 == 0 ? "put" : r % 3 == 1 ? "put_nbi" : "p", diff);
+                      r % 3 == 0   ? "put"
+                      : r % 3 == 1 ? "put_nbi"
+                                   : "p",
+                      diff);
         }
     }
     free(expect);
@@ -199,8 +192,7 @@ static void test_multiple(void)
         }
         /* puts from another thread during a collective are allowed */
         run_intruder(call_put);
-        if (me == 0)
-            CHECK_EQ_INT(intruder.status, SHOAL_SUCCESS);
+        if (me == 0) CHECK_EQ_INT(intruder.status, SHOAL_SUCCESS);
     }
 }
 
@@ -210,8 +202,7 @@ static int *race_buf; /* [THREADS][64] */
 static void *race_worker(void *arg)
 {
     int t = (int)(intptr_t)arg, src[64], got[64];
-    for (int i = 0; i < 64; i++)
-        src[i] = me * 1000 + t * 64 + i;
+    for (int i = 0; i < 64; i++) src[i] = me * 1000 + t * 64 + i;
     do { /* once at least: the main thread may be done before this starts */
         int *d = race_buf + 64 * t;
         bool ok = shoal_int_put(sh, d, src, 64, right) == SHOAL_SUCCESS &&
@@ -243,20 +234,17 @@ static void test_alloc_race(void)
     race_buf = shoal_calloc(sh, THREADS * 64, sizeof(int));
     CHECK_NONNULL(race_buf, sh);
     CHECK_OK(shoal_free(sh, hole), sh);
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_create(&th[t], NULL, race_worker, (void *)(intptr_t)t) == 0);
+    for (int t = 0; t < THREADS; t++) CHECK(pthread_create(&th[t], NULL, race_worker, (void *)(intptr_t)t) == 0);
     for (int round = 0; round < rounds; round++) {
         void *p[4];
         for (int k = 0; k < 4; k++) {
             p[k] = shoal_malloc(sh, 128 + 64 * (size_t)k);
             CHECK_NONNULL(p[k], sh);
         }
-        for (int k = 0; k < 4; k++)
-            CHECK_OK(shoal_free(sh, p[k]), sh);
+        for (int k = 0; k < 4; k++) CHECK_OK(shoal_free(sh, p[k]), sh);
     }
     atomic_store(&race_stop, 1);
-    for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_join(th[t], NULL) == 0);
+    for (int t = 0; t < THREADS; t++) CHECK(pthread_join(th[t], NULL) == 0);
     CHECK_EQ_INT(atomic_load(&race_errors), 0);
     CHECK_OK(shoal_barrier_all(sh), sh);
     {
@@ -280,8 +268,7 @@ static void test_serialized(void)
         CHECK_CONTAINS(intruder.msg, "shoal_barrier_all");
     }
     run_intruder(call_quiet);
-    if (me == 0)
-        CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
+    if (me == 0) CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
     /* MPI's rule is per process: a call on another instance is refused too. */
     {
         shoal_config_t cfg;
@@ -343,8 +330,7 @@ static void test_funneled(void)
     CHECK(pthread_create(&th, NULL, funneled_call, NULL) == 0);
     CHECK(pthread_join(th, NULL) == 0);
     CHECK_STATUS(intruder.status, SHOAL_ERR_THREAD, NULL);
-    if (me == 0)
-        check_note("funneled: %s", intruder.msg);
+    if (me == 0) check_note("funneled: %s", intruder.msg);
     CHECK_CONTAINS(intruder.msg, "shoal_quiet");
     CHECK_CONTAINS(intruder.msg, "MPI_THREAD_FUNNELED");
     CHECK_STATUS(funneled_fin_status, SHOAL_ERR_THREAD, NULL);
@@ -373,8 +359,7 @@ int main(int argc, char **argv)
         return TEST_SKIP;
     }
     test_config(&cfg, 4u << 20);
-    if (want != MPI_THREAD_MULTIPLE)
-        cfg.check = SHOAL_CHECK_FULL;
+    if (want != MPI_THREAD_MULTIPLE) cfg.check = SHOAL_CHECK_FULL;
     {
         /* A GPU heap asked for (SHOAL_HEAP_KIND=gpu) where there is none: skipped. */
         int rc = shoal_init(MPI_COMM_WORLD, &cfg, &sh);
@@ -397,8 +382,7 @@ int main(int argc, char **argv)
     if (want == MPI_THREAD_MULTIPLE) {
         test_multiple();
         test_alloc_race();
-    }
-    else if (want == MPI_THREAD_SERIALIZED)
+    } else if (want == MPI_THREAD_SERIALIZED)
         test_serialized();
     else
         test_funneled();
@@ -406,8 +390,7 @@ int main(int argc, char **argv)
     CHECK_OK(shoal_free(sh, stable), sh);
     CHECK_OK(shoal_free(sh, recv_buf), sh);
     CHECK_OK(shoal_finalize(sh), NULL);
-    if (me == 0)
-        check_note("threads (%s) passed on %d PEs", mode, npes);
+    if (me == 0) check_note("threads (%s) passed on %d PEs", mode, npes);
     MPI_Finalize();
     return 0;
 }

@@ -106,8 +106,7 @@ static void test_other_collective(void)
 
     CHECK_STATUS(upper ? shoal_sync_all(sh) : shoal_barrier_all(sh), SHOAL_ERR_NOT_SYMMETRIC, sh);
     err = shoal_last_error(sh);
-    if (me == 0)
-        check_note("other collective: %s", err);
+    if (me == 0) check_note("other collective: %s", err);
     CHECK_CONTAINS(err, "PE 0: shoal_barrier_all");
     CHECK_CONTAINS(err, "shoal_sync_all");
     CHECK_CONTAINS(err, upper ? "shoal_sync_all: PEs disagree" : "shoal_barrier_all: PEs disagree");
@@ -195,14 +194,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &npes);
 
     test_branch();
-    if (npes > 1)
-        test_other_collective();
-    if (npes > 2)
-        test_mixed();
+    if (npes > 1) test_other_collective();
+    if (npes > 2) test_mixed();
     test_late_node(0);
     test_late_node(1);
-    if (me == 0)
-        check_note("timeouts and mismatches passed on %d PEs", npes);
+    if (me == 0) check_note("timeouts and mismatches passed on %d PEs", npes);
     MPI_Finalize();
     return 0;
 }

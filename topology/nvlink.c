@@ -74,8 +74,8 @@ static int shoal__probe_pair(const shoal__nvlink_probe_t *probe, int i, int j, i
 {
     int ng = probe->n_gpus;
     /* Each side counts its own links; they should agree. */
-    int links = probe->direct[i * ng + j] > probe->direct[j * ng + i] ? probe->direct[i * ng + j]
-                                                                     : probe->direct[j * ng + i];
+    int links =
+        probe->direct[i * ng + j] > probe->direct[j * ng + i] ? probe->direct[i * ng + j] : probe->direct[j * ng + i];
 
     *hidden_p = 0;
     if (links == 0 && probe->hidden_switch[i] > 0 && probe->hidden_switch[j] > 0) {
@@ -165,8 +165,8 @@ static int shoal__matrix_obj(shoal_topo_t topo, hwloc_obj_t obj, int *gpu_p, int
     *is_switch_p = 0;
     if (obj->type == HWLOC_OBJ_OS_DEVICE) {
         hwloc_obj_t pci = obj->parent;
-        int is_gpu_osdev = obj->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU ||
-                           obj->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC;
+        int is_gpu_osdev =
+            obj->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU || obj->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC;
         if (!pci || pci->type != HWLOC_OBJ_PCI_DEVICE) {
             if (!is_gpu_osdev) return SHOAL_SUCCESS;
             return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
@@ -190,11 +190,11 @@ static int shoal__matrix_obj(shoal_topo_t topo, hwloc_obj_t obj, int *gpu_p, int
  * links): a fabric is a set of joined switches, and two GPUs reach each
  * other through a fabric both have links into. */
 typedef struct shoal__fabric {
-    hwloc_obj_t *sw;     /* switch objects (PCI devices), distinct */
-    const char **name;   /* each switch's SHOAL__NVLINK_FABRIC_INFO, "" without one (hwloc's strings) */
+    hwloc_obj_t *sw;   /* switch objects (PCI devices), distinct */
+    const char **name; /* each switch's SHOAL__NVLINK_FABRIC_INFO, "" without one (hwloc's strings) */
     int n_sw, cap_sw;
-    int *parent;         /* union-find over switches */
-    int *links;          /* [gpu * cap_sw + switch]: the GPU's links into the switch */
+    int *parent; /* union-find over switches */
+    int *links;  /* [gpu * cap_sw + switch]: the GPU's links into the switch */
 } shoal__fabric_t;
 
 /* The fabric a switch says it belongs to: the info on the matrix object,
@@ -265,7 +265,8 @@ static int shoal__nvlink_fold(shoal_topo_t topo, const struct hwloc_distances_s 
 
     for (unsigned x = 0; x < n; x++)
         for (unsigned y = 0; y < n; y++) {
-            hwloc_uint64_t bw = d->values[x * n + y] > d->values[y * n + x] ? d->values[x * n + y] : d->values[y * n + x];
+            hwloc_uint64_t bw =
+                d->values[x * n + y] > d->values[y * n + x] ? d->values[x * n + y] : d->values[y * n + x];
             int links = shoal__mbps_to_links(bw);
             if (x == y || links == 0) continue;
             if (gpu[x] >= 0 && gpu[y] >= 0 && gpu[y] != gpu[x]) {

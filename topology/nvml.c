@@ -24,7 +24,7 @@
 typedef int shoal__nvmlReturn_t; /* nvmlReturn_t: 0 is NVML_SUCCESS */
 #define SHOAL__NVML_SUCCESS 0
 typedef struct shoal__nvmlDevice_st *shoal__nvmlDevice_t; /* opaque handle */
-typedef int shoal__nvmlEnableState_t;                    /* NVML_FEATURE_DISABLED 0 / ENABLED 1 */
+typedef int shoal__nvmlEnableState_t;                     /* NVML_FEATURE_DISABLED 0 / ENABLED 1 */
 #define SHOAL__NVML_FEATURE_ENABLED 1
 typedef int shoal__nvmlIntNvLinkDeviceType_t; /* GPU 0, IBMNPU 1, SWITCH 2, UNKNOWN 0xFF */
 #define SHOAL__NVML_NVLINK_DEVICE_TYPE_GPU 0
@@ -69,10 +69,10 @@ typedef struct shoal__nvml {
 } shoal__nvml_t;
 
 /* dlsym into a function pointer without the object/function cast warning. */
-#define SHOAL__NVML_SYM(nv, field, name)                                                 \
-    do {                                                                                 \
-        void *sym__ = dlsym((nv)->lib, (name));                                          \
-        memcpy(&(nv)->field, &sym__, sizeof(sym__));                                     \
+#define SHOAL__NVML_SYM(nv, field, name)                                                                               \
+    do {                                                                                                               \
+        void *sym__ = dlsym((nv)->lib, (name));                                                                        \
+        memcpy(&(nv)->field, &sym__, sizeof(sym__));                                                                   \
     } while (0)
 
 /* 1 when NVML is loaded and initialized; 0 when it is absent or unusable. */

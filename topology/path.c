@@ -32,8 +32,7 @@ static int shoal__bridges_below(hwloc_obj_t obj, hwloc_obj_t top)
 {
     int n = 0;
 
-    for (hwloc_obj_t x = obj; x && x != top; x = x->parent)
-        n += x->type == HWLOC_OBJ_BRIDGE;
+    for (hwloc_obj_t x = obj; x && x != top; x = x->parent) n += x->type == HWLOC_OBJ_BRIDGE;
     return n;
 }
 
@@ -77,10 +76,14 @@ void shoal__topo_paths_fill(shoal_topo_t topo)
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
             shoal_path_t p;
-            if (a == b) p = SHOAL_PATH_LOC;
-            else if (topo->nvlinks[a * n + b] > 0) p = SHOAL_PATH_NVL;
-            else if (topo->pci_missing) p = (shoal_path_t)topo->pcie[a * n + b]; /* NVML's class */
-            else p = shoal__topo_pci_path(topo->gpus[a].pci, topo->gpus[b].pci);
+            if (a == b)
+                p = SHOAL_PATH_LOC;
+            else if (topo->nvlinks[a * n + b] > 0)
+                p = SHOAL_PATH_NVL;
+            else if (topo->pci_missing)
+                p = (shoal_path_t)topo->pcie[a * n + b]; /* NVML's class */
+            else
+                p = shoal__topo_pci_path(topo->gpus[a].pci, topo->gpus[b].pci);
             topo->paths[a * n + b] = (unsigned char)p;
         }
 }

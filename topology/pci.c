@@ -13,8 +13,7 @@
 
 int shoal__topo_is_gpu(hwloc_obj_t obj)
 {
-    return obj && obj->type == HWLOC_OBJ_PCI_DEVICE &&
-           obj->attr->pcidev.vendor_id == SHOAL__PCI_VENDOR_NVIDIA &&
+    return obj && obj->type == HWLOC_OBJ_PCI_DEVICE && obj->attr->pcidev.vendor_id == SHOAL__PCI_VENDOR_NVIDIA &&
            (obj->attr->pcidev.class_id >> 8) == SHOAL__PCI_BASECLASS_DISPLAY;
 }
 
@@ -30,9 +29,8 @@ int shoal__topo_is_nvswitch(hwloc_obj_t obj)
 
 void shoal__topo_busid(hwloc_obj_t pci, char buf[16])
 {
-    snprintf(buf, 16, "%04x:%02x:%02x.%01x", (unsigned)pci->attr->pcidev.domain,
-             (unsigned)pci->attr->pcidev.bus, (unsigned)pci->attr->pcidev.dev,
-             (unsigned)pci->attr->pcidev.func);
+    snprintf(buf, 16, "%04x:%02x:%02x.%01x", (unsigned)pci->attr->pcidev.domain, (unsigned)pci->attr->pcidev.bus,
+             (unsigned)pci->attr->pcidev.dev, (unsigned)pci->attr->pcidev.func);
 }
 
 /* Parse one hex field of at most max_digits digits, up to the first other
@@ -44,10 +42,14 @@ static const char *shoal__parse_hex(const char *s, unsigned max_digits, unsigned
     while (n < max_digits) {
         char c = s[n];
         unsigned d;
-        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
-        else break;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            break;
         v = v * 16 + d;
         n++;
     }
@@ -56,8 +58,7 @@ static const char *shoal__parse_hex(const char *s, unsigned max_digits, unsigned
     return s + n;
 }
 
-int shoal__topo_busid_parse(const char *s, unsigned *domain_p, unsigned *bus_p, unsigned *dev_p,
-                            unsigned *func_p)
+int shoal__topo_busid_parse(const char *s, unsigned *domain_p, unsigned *bus_p, unsigned *dev_p, unsigned *func_p)
 {
     unsigned f[3], func, domain = 0;
     const char *p = s;

@@ -46,7 +46,8 @@ int shoal_path_parse(const char *name, shoal_path_t *path_p)
             return SHOAL_SUCCESS;
         }
     return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
-                             "shoal_path_parse: unknown path type '%s' (expected LOC, NVL, PIX, PXB, PHB, NODE, SYS or NET)",
+                             "shoal_path_parse: unknown path type '%s' (expected LOC, NVL, PIX, PXB, PHB, NODE, SYS or "
+                             "NET)",
                              name);
 }
 
@@ -65,7 +66,8 @@ int shoal_transport_parse(const char *name, shoal_transport_id_t *tp_p)
             return SHOAL_SUCCESS;
         }
     return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
-                             "shoal_transport_parse: unknown transport '%s' (expected self, cuda_ipc, shm, staged or mpi_rma)",
+                             "shoal_transport_parse: unknown transport '%s' (expected self, cuda_ipc, shm, staged or "
+                             "mpi_rma)",
                              name);
 }
 
@@ -92,8 +94,8 @@ int shoal_topo_parse_disable(const char *list, unsigned *mask_p)
     for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
         shoal_transport_id_t id;
         if (shoal_transport_parse(tok, &id) != SHOAL_SUCCESS)
-            return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "unknown transport '%.32s' (expected cuda_ipc, shm or staged)",
-                                     tok);
+            return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
+                                     "unknown transport '%.32s' (expected cuda_ipc, shm or staged)", tok);
         if (id == SHOAL_TRANSPORT_SELF || id == SHOAL_TRANSPORT_MPI_RMA)
             return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
                                      "transport '%s' cannot be disabled: it is the last resort (only cuda_ipc, shm "
@@ -141,7 +143,9 @@ static void shoal__why_path(shoal__why_t *w, shoal_topo_t topo, int ga, int gb)
     case SHOAL_PATH_PIX: shoal__why_add(w, "GPUs %d-%d behind one PCIe switch (PIX)", ga, gb); return;
     case SHOAL_PATH_PXB: shoal__why_add(w, "GPUs %d-%d across several PCIe switches (PXB)", ga, gb); return;
     case SHOAL_PATH_PHB: shoal__why_add(w, "GPUs %d-%d through a PCIe host bridge (PHB)", ga, gb); return;
-    case SHOAL_PATH_NODE: shoal__why_add(w, "GPUs %d-%d across PCIe host bridges of one NUMA node (NODE)", ga, gb); return;
+    case SHOAL_PATH_NODE:
+        shoal__why_add(w, "GPUs %d-%d across PCIe host bridges of one NUMA node (NODE)", ga, gb);
+        return;
     default: shoal__why_add(w, "GPUs %d-%d across NUMA nodes (%s)", ga, gb, shoal_path_name(path)); return;
     }
 }
@@ -237,8 +241,8 @@ int shoal__topo_candidates(shoal_topo_t topo, const shoal_topo_policy_t *policy,
     return SHOAL_SUCCESS;
 
 out_none:
-    return shoal__topo_error(SHOAL_ERR_UNSUPPORTED, "shoal_topo_choose: no transport left from PE %d to PE %d: %s", a->pe,
-                             b->pe, why && why_len ? why : "every candidate is disabled");
+    return shoal__topo_error(SHOAL_ERR_UNSUPPORTED, "shoal_topo_choose: no transport left from PE %d to PE %d: %s",
+                             a->pe, b->pe, why && why_len ? why : "every candidate is disabled");
 }
 
 int shoal_topo_choose(shoal_topo_t topo, const shoal_topo_policy_t *policy, const shoal_topo_place_t *a,

@@ -66,38 +66,37 @@ static int tool_fail(const char *fmt, ...)
 
 static void tool_usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: " TOOL " [options]\n"
-            "Show the machine as shoal sees it (packages, NUMA nodes, GPUs, NICs), the\n"
-            "path between every GPU pair, and the transport each pair of PEs would use.\n"
-            "\n"
-            "  --input FILE.xml   read an hwloc XML instead of the live machine\n"
-            "                     (default: $SHOAL_TOPO_FILE when set)\n"
-            "  --export FILE.xml  write the topology, NVLink matrix included, as hwloc XML\n"
-            "  --json             print JSON (schema: topology/README.md)\n"
-            "  --pes N            place N PEs on one node, PE i on GPU i %% #GPUs\n"
-            "                     (host heaps when there is no GPU)\n"
-            "  --map G0,G1,...    place PE i on GPU Gi, or all on host heaps (-1 or 'host');\n"
-            "                     PEs may share a GPU\n"
-            "  --node-size N      consecutive blocks of N PEs are separate nodes, as\n"
-            "                     SHOAL_NODE_SIZE makes them (default: $SHOAL_NODE_SIZE,\n"
-            "                     else one node); every node sees the same machine\n"
-            "  --p2p-level LEVEL  worst path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS\n"
-            "                     (default: $SHOAL_P2P_LEVEL, else SYS)\n"
-            "  --disable LIST     transports never to use: cuda_ipc, shm, staged\n"
-            "                     (default: $SHOAL_TRANSPORT_DISABLE)\n"
-            "  --probe            (MPI mode) measure every PE pair through shoal: put bandwidth\n"
-            "                     at --probe-size bytes (default 64 MiB on GPU heaps, 4 MiB on\n"
-            "                     host heaps) and 8-byte put latency, beside the transport\n"
-            "  --probe-size BYTES size of the bandwidth probe\n"
-            "  --mpi / --no-mpi   force or forbid MPI mode; by default MPI mode is on when\n"
-            "                     launched by mpiexec. In MPI mode every rank starts a shoal\n"
-            "                     instance and rank 0 prints the transport chosen per PE pair.\n"
-            "  --env              print every SHOAL_* variable: its value (INVALID ones marked,\n"
-            "                     with what is expected), its default and what it does\n"
-            "  --help             this text\n"
-            "\n"
-            "Exit status: 0 on success, 1 on error.\n");
+    fprintf(out, "Usage: " TOOL " [options]\n"
+                 "Show the machine as shoal sees it (packages, NUMA nodes, GPUs, NICs), the\n"
+                 "path between every GPU pair, and the transport each pair of PEs would use.\n"
+                 "\n"
+                 "  --input FILE.xml   read an hwloc XML instead of the live machine\n"
+                 "                     (default: $SHOAL_TOPO_FILE when set)\n"
+                 "  --export FILE.xml  write the topology, NVLink matrix included, as hwloc XML\n"
+                 "  --json             print JSON (schema: topology/README.md)\n"
+                 "  --pes N            place N PEs on one node, PE i on GPU i %% #GPUs\n"
+                 "                     (host heaps when there is no GPU)\n"
+                 "  --map G0,G1,...    place PE i on GPU Gi, or all on host heaps (-1 or 'host');\n"
+                 "                     PEs may share a GPU\n"
+                 "  --node-size N      consecutive blocks of N PEs are separate nodes, as\n"
+                 "                     SHOAL_NODE_SIZE makes them (default: $SHOAL_NODE_SIZE,\n"
+                 "                     else one node); every node sees the same machine\n"
+                 "  --p2p-level LEVEL  worst path cuda_ipc may use: NVL, PIX, PXB, PHB, NODE, SYS\n"
+                 "                     (default: $SHOAL_P2P_LEVEL, else SYS)\n"
+                 "  --disable LIST     transports never to use: cuda_ipc, shm, staged\n"
+                 "                     (default: $SHOAL_TRANSPORT_DISABLE)\n"
+                 "  --probe            (MPI mode) measure every PE pair through shoal: put bandwidth\n"
+                 "                     at --probe-size bytes (default 64 MiB on GPU heaps, 4 MiB on\n"
+                 "                     host heaps) and 8-byte put latency, beside the transport\n"
+                 "  --probe-size BYTES size of the bandwidth probe\n"
+                 "  --mpi / --no-mpi   force or forbid MPI mode; by default MPI mode is on when\n"
+                 "                     launched by mpiexec. In MPI mode every rank starts a shoal\n"
+                 "                     instance and rank 0 prints the transport chosen per PE pair.\n"
+                 "  --env              print every SHOAL_* variable: its value (INVALID ones marked,\n"
+                 "                     with what is expected), its default and what it does\n"
+                 "  --help             this text\n"
+                 "\n"
+                 "Exit status: 0 on success, 1 on error.\n");
 }
 
 /* ---------------------------------------------------------------- options */
@@ -132,7 +131,8 @@ static int tool_parse_map(const char *list, tool_opts_t *o)
         if (len == 0 || len >= sizeof(item)) return tool_fail("--map: empty or overlong entry in '%s'", list);
         memcpy(item, p, len);
         item[len] = '\0';
-        if (strcasecmp(item, "host") == 0) v = -1;
+        if (strcasecmp(item, "host") == 0)
+            v = -1;
         else if (tool_parse_int(item, -1, INT_MAX, &v) < 0)
             return tool_fail("--map: '%s' is not a GPU index, -1 or 'host'", item);
         o->map[o->n_map++] = (int)v;
@@ -213,7 +213,8 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
             o->probe = 1;
         } else if ((v = tool_optarg(argc, argv, &i, "--probe-size"))) {
             long n;
-            if (tool_parse_int(v, 8, 1L << 30, &n) < 0) return tool_fail("--probe-size: '%s' is not a size from 8 to 1073741824", v);
+            if (tool_parse_int(v, 8, 1L << 30, &n) < 0)
+                return tool_fail("--probe-size: '%s' is not a size from 8 to 1073741824", v);
             o->probe_size = (size_t)n;
         } else if (strcmp(a, "--mpi") == 0) {
             force_mpi = 1;
@@ -224,11 +225,13 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
             o->input = v;
         } else if ((v = tool_optarg(argc, argv, &i, "--export"))) {
             if (!*v) return tool_fail("--export needs a file name");
-            if (strcmp(v, "-") == 0) return tool_fail("--export needs a file name ('-' would mix the XML into the report)");
+            if (strcmp(v, "-") == 0)
+                return tool_fail("--export needs a file name ('-' would mix the XML into the report)");
             o->export_path = v;
         } else if ((v = tool_optarg(argc, argv, &i, "--pes"))) {
             long n;
-            if (tool_parse_int(v, 1, MAX_PES, &n) < 0) return tool_fail("--pes: '%s' is not a count from 1 to %d", v, MAX_PES);
+            if (tool_parse_int(v, 1, MAX_PES, &n) < 0)
+                return tool_fail("--pes: '%s' is not a count from 1 to %d", v, MAX_PES);
             o->pes = (int)n;
         } else if ((v = tool_optarg(argc, argv, &i, "--map"))) {
             if (tool_parse_map(v, o)) return 1;
@@ -256,9 +259,10 @@ static int tool_parse(int argc, char **argv, tool_opts_t *o)
     if (o->probe && !o->mpi) return tool_fail("--probe measures PE pairs: run it under mpiexec");
     if (o->probe_size && !o->probe) return tool_fail("--probe-size goes with --probe");
     if (o->mpi && (o->input || o->export_path || o->pes >= 0 || o->n_map || has_model_policy))
-        return tool_fail("--input, --export, --pes, --map, --node-size, --p2p-level and --disable describe a model: run "
-                         "without mpiexec (or with --no-mpi); under mpiexec the transports are the live instance's "
-                         "(set SHOAL_P2P_LEVEL, SHOAL_NODE_SIZE or SHOAL_TRANSPORT_DISABLE instead)");
+        return tool_fail(
+            "--input, --export, --pes, --map, --node-size, --p2p-level and --disable describe a model: run "
+            "without mpiexec (or with --no-mpi); under mpiexec the transports are the live instance's "
+            "(set SHOAL_P2P_LEVEL, SHOAL_NODE_SIZE or SHOAL_TRANSPORT_DISABLE instead)");
     return 0;
 }
 
@@ -299,11 +303,16 @@ static void tool_json_str(FILE *out, const char *s)
     fputc('"', out);
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-        else if (c == '\n') fputs("\\n", out);
-        else if (c == '\t') fputs("\\t", out);
-        else if (c < 0x20) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", out);
+        else if (c == '\t')
+            fputs("\\t", out);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
     }
     fputc('"', out);
 }
@@ -319,8 +328,10 @@ static void tool_cell(shoal_topo_t topo, int a, int b, char *buf, size_t len)
         return;
     }
     shoal_topo_gpu_path(topo, a, b, &path, &links);
-    if (path == SHOAL_PATH_NVL) snprintf(buf, len, "NV%d", links);
-    else snprintf(buf, len, "%s", shoal_path_name(path));
+    if (path == SHOAL_PATH_NVL)
+        snprintf(buf, len, "NV%d", links);
+    else
+        snprintf(buf, len, "%s", shoal_path_name(path));
 }
 
 static void tool_text_matrix(FILE *out, shoal_topo_t topo)
@@ -343,8 +354,10 @@ static void tool_text_matrix(FILE *out, shoal_topo_t topo)
             tool_cell(topo, a, b, cell, sizeof(cell));
             fprintf(out, "%-8s", cell);
         }
-        if (g.numa_node >= 0) fprintf(out, "%-16s%d\n", g.cpuset[0] ? g.cpuset : "N/A", g.numa_node);
-        else fprintf(out, "%-16sN/A\n", g.cpuset[0] ? g.cpuset : "N/A");
+        if (g.numa_node >= 0)
+            fprintf(out, "%-16s%d\n", g.cpuset[0] ? g.cpuset : "N/A", g.numa_node);
+        else
+            fprintf(out, "%-16sN/A\n", g.cpuset[0] ? g.cpuset : "N/A");
     }
     fprintf(out, "\nLegend: X = self, NV# = # NVLinks, PIX = one PCIe switch, PXB = several PCIe switches,\n"
                  "        PHB = a PCIe host bridge, NODE = host bridges of one NUMA node, SYS = across NUMA nodes\n");
@@ -392,8 +405,8 @@ static int tool_text_transports(FILE *out, shoal_topo_t topo, const tool_opts_t 
     fprintf(out, "\nTransports (%d %s %s, %s; SHOAL_P2P_LEVEL=%s):\n", pl->n_pes, tool_plural(pl->n_pes, "PE", "PEs"),
             nodes, pl->explicit_placement ? "as placed" : "one per GPU", shoal_path_name(o->policy.p2p_level));
     if (pl->n_pes < 2) {
-        fprintf(out, "  %s\n", pl->n_pes ? "a single PE: only self" :
-                                   "no GPU: PEs would use host heaps; place some with --pes N");
+        fprintf(out, "  %s\n",
+                pl->n_pes ? "a single PE: only self" : "no GPU: PEs would use host heaps; place some with --pes N");
         return 0;
     }
     for (int a = 0; a < pl->n_pes; a++)
@@ -427,7 +440,9 @@ static int tool_text_warnings(FILE *out, shoal_topo_t topo, const tool_opts_t *o
         int near = shoal_topo_gpu_near_binding(topo, g);
         if (near != 0) continue;
         shoal_topo_gpu(topo, g, &gpu);
-        fprintf(out, "  GPU%d: its CPUs (%s, NUMA node %d) are outside this process's binding (%s); bind each PE near its GPU\n",
+        fprintf(out,
+                "  GPU%d: its CPUs (%s, NUMA node %d) are outside this process's binding (%s); bind each PE near its "
+                "GPU\n",
                 g, gpu.cpuset, gpu.numa_node, bind);
         warned++;
     }
@@ -437,8 +452,8 @@ static int tool_text_warnings(FILE *out, shoal_topo_t topo, const tool_opts_t *o
             if (pl->gpu_of[a] < 0 || pl->gpu_of[b] < 0) continue;
             if (tool_choose(topo, o, a, pl->gpu_of[a], b, pl->gpu_of[b], &tp, why, sizeof(why))) return 1;
             if (tp != SHOAL_TRANSPORT_STAGED && tp != SHOAL_TRANSPORT_MPI_RMA) continue;
-            fprintf(out, "  PE %d <-> PE %d (GPUs %d-%d) fall back to %s: every transfer goes through host memory\n", a, b,
-                    pl->gpu_of[a], pl->gpu_of[b], shoal_transport_name(tp));
+            fprintf(out, "  PE %d <-> PE %d (GPUs %d-%d) fall back to %s: every transfer goes through host memory\n", a,
+                    b, pl->gpu_of[a], pl->gpu_of[b], shoal_transport_name(tp));
             warned++;
         }
     if (!warned) fprintf(out, "  none\n");
@@ -451,9 +466,10 @@ static int tool_text(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const t
     int n_gpus = shoal_topo_n_gpus(topo), n_nics = shoal_topo_n_nics(topo), fallbacks;
     int pk = shoal_topo_n_packages(topo), nn = shoal_topo_n_numa(topo), cores = shoal_topo_n_cores(topo);
 
-    fprintf(out, "%d %s, %d NUMA %s, %d %s, %d %s, %d %s (NVLink information: %s)\n", pk, tool_plural(pk, "package", "packages"),
-            nn, tool_plural(nn, "node", "nodes"), cores, tool_plural(cores, "core", "cores"), n_gpus,
-            tool_plural(n_gpus, "GPU", "GPUs"), n_nics, tool_plural(n_nics, "NIC", "NICs"), shoal_topo_nvlink_source(topo));
+    fprintf(out, "%d %s, %d NUMA %s, %d %s, %d %s, %d %s (NVLink information: %s)\n", pk,
+            tool_plural(pk, "package", "packages"), nn, tool_plural(nn, "node", "nodes"), cores,
+            tool_plural(cores, "core", "cores"), n_gpus, tool_plural(n_gpus, "GPU", "GPUs"), n_nics,
+            tool_plural(n_nics, "NIC", "NICs"), shoal_topo_nvlink_source(topo));
     if (n_gpus > 0) {
         fputc('\n', out);
         tool_text_matrix(out, topo);
@@ -473,11 +489,15 @@ static int tool_json_pair(FILE *out, shoal_topo_t topo, const tool_opts_t *o, in
 
     if (tool_choose(topo, o, pe_a, ga, pe_b, gb, &tp, why, sizeof(why))) return 1;
     if (ga >= 0 && gb >= 0) shoal_topo_gpu_path(topo, ga, gb, &path, &links);
-    if (pe_pair) fprintf(out, "{\"a\": %d, \"b\": %d, \"gpu_a\": %d, \"gpu_b\": %d, ", pe_a, pe_b, ga, gb);
-    else fprintf(out, "{\"a\": %d, \"b\": %d, ", ga, gb);
+    if (pe_pair)
+        fprintf(out, "{\"a\": %d, \"b\": %d, \"gpu_a\": %d, \"gpu_b\": %d, ", pe_a, pe_b, ga, gb);
+    else
+        fprintf(out, "{\"a\": %d, \"b\": %d, ", ga, gb);
     fprintf(out, "\"path\": ");
-    if (path == SHOAL_PATH_COUNT) fprintf(out, "null");
-    else tool_json_str(out, shoal_path_name(path));
+    if (path == SHOAL_PATH_COUNT)
+        fprintf(out, "null");
+    else
+        tool_json_str(out, shoal_path_name(path));
     fprintf(out, ", \"nvlinks\": %d, \"transport\": ", links);
     tool_json_str(out, shoal_transport_name(tp));
     fprintf(out, ", \"why\": ");
@@ -548,7 +568,8 @@ static int tool_model(const tool_opts_t *o)
         goto out_place;
     }
     rc = o->json ? tool_json(stdout, topo, o, &pl) : tool_text(stdout, topo, o, &pl);
-    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) rc = tool_fail("cannot write the output: %s", strerror(errno));
+    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = tool_fail("cannot write the output: %s", strerror(errno));
 out_place:
     free(pl.gpu_of);
     shoal_topo_destroy(topo);
@@ -566,7 +587,8 @@ static int tool_probe(shoal_t sh, size_t size, double *bw, double *lat)
 
     if (!bw_row || !lat_row || !dst || !src) {
         rc = tool_fail("rank %d: --probe: cannot allocate 2 x %zu bytes (%s); lower --probe-size or raise "
-                       "SHOAL_HEAP_SIZE", me, size, shoal_last_error(sh));
+                       "SHOAL_HEAP_SIZE",
+                       me, size, shoal_last_error(sh));
         goto out;
     }
     for (int a = 0; a < n && rc == 0; a++)
@@ -590,7 +612,8 @@ static int tool_probe(shoal_t sh, size_t size, double *bw, double *lat)
             bw_row[b] = (double)size * iters / (t1 - t0) / 1e9;
             lat_row[b] = (t2 - t1) / small * 1e6;
         }
-    if (rc == 0 && shoal_barrier_all(sh) != SHOAL_SUCCESS) rc = tool_fail("rank %d: --probe: %s", me, shoal_last_error(sh));
+    if (rc == 0 && shoal_barrier_all(sh) != SHOAL_SUCCESS)
+        rc = tool_fail("rank %d: --probe: %s", me, shoal_last_error(sh));
     MPI_Gather(bw_row, n, MPI_DOUBLE, bw, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Gather(lat_row, n, MPI_DOUBLE, lat, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 out:
@@ -614,7 +637,8 @@ static void tool_print_matrix(const char *title, const double *m, const int *tp,
                 snprintf(cell, sizeof(cell), "-");
             } else {
                 snprintf(num, sizeof(num), fmt, m[a * n + b]);
-                snprintf(cell, sizeof(cell), "%s %s", num, tp[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)tp[a * n + b]) : "?");
+                snprintf(cell, sizeof(cell), "%s %s", num,
+                         tp[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)tp[a * n + b]) : "?");
             }
             printf("%-20s", cell);
         }
@@ -656,8 +680,10 @@ static int tool_share_gather(shoal_t sh, int n, int rank, int **share_p)
         all = NULL;
     }
     free(row);
-    if (rc != 0) free(all);
-    else *share_p = all;
+    if (rc != 0)
+        free(all);
+    else
+        *share_p = all;
     return rc;
 }
 
@@ -670,8 +696,10 @@ static void tool_share_print(const int *share, int n, const int *nodes, int json
     int groups = 0;
 
     if (seen == NULL) return;
-    if (json) printf(",\n    \"gpu_sharing\": [");
-    else printf("\nPEs sharing a GPU (kernels of two processes on one GPU run side by side only under MPS):\n");
+    if (json)
+        printf(",\n    \"gpu_sharing\": [");
+    else
+        printf("\nPEs sharing a GPU (kernels of two processes on one GPU run side by side only under MPS):\n");
     for (int a = 0; a < n; a++) {
         int mps = 1, k = 0;
         if (seen[a]) continue;
@@ -682,10 +710,13 @@ static void tool_share_print(const int *share, int n, const int *nodes, int json
             if (b != a && share[a * n + b] == SHOAL_GPU_SEPARATE) continue;
             seen[b] = 1;
             for (int c = a; c < n; c++)
-                if (c != b && share[a * n + c] != SHOAL_GPU_SEPARATE && share[b * n + c] != SHOAL_GPU_SHARED_MPS) mps = 0;
+                if (c != b && share[a * n + c] != SHOAL_GPU_SEPARATE && share[b * n + c] != SHOAL_GPU_SHARED_MPS)
+                    mps = 0;
         }
-        if (json) printf("%s{\"pes\": [", groups ? ", " : "");
-        else printf("  PEs ");
+        if (json)
+            printf("%s{\"pes\": [", groups ? ", " : "");
+        else
+            printf("  PEs ");
         for (int b = a, first = 1; b < n; b++) {
             if (b != a && share[a * n + b] == SHOAL_GPU_SEPARATE) continue;
             printf("%s%d", first ? "" : ", ", b);
@@ -740,7 +771,8 @@ static int tool_mpi(const tool_opts_t *o)
         const char *name = NULL;
         shoal_transport_id_t tp;
         row[pe] = -1;
-        if (shoal_pe_transport(sh, pe, &name) == SHOAL_SUCCESS && name && shoal_transport_parse(name, &tp) == SHOAL_SUCCESS)
+        if (shoal_pe_transport(sh, pe, &name) == SHOAL_SUCCESS && name &&
+            shoal_transport_parse(name, &tp) == SHOAL_SUCCESS)
             row[pe] = (int)tp;
     }
     /* Rows are in rank order of MPI_COMM_WORLD, which the instance's PEs follow. */
@@ -749,7 +781,9 @@ static int tool_mpi(const tool_opts_t *o)
     if (tool_share_gather(sh, n, rank, &share) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
 
     if (o->probe) {
-        size_t size = o->probe_size ? o->probe_size : shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? (size_t)64 << 20 : (size_t)4 << 20;
+        size_t size = o->probe_size                           ? o->probe_size
+                      : shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? (size_t)64 << 20
+                                                              : (size_t)4 << 20;
         if (rank == 0) {
             bw = calloc((size_t)n * (size_t)n, sizeof(double));
             lat = calloc((size_t)n * (size_t)n, sizeof(double));
@@ -772,7 +806,8 @@ static int tool_mpi(const tool_opts_t *o)
             for (int a = 0; a < n; a++) {
                 printf("%s\n      [", a ? "," : "");
                 for (int b = 0; b < n; b++)
-                    printf("%s\"%s\"", b ? ", " : "", all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
+                    printf("%s\"%s\"", b ? ", " : "",
+                           all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
                 printf("]");
             }
             printf("\n    ]");
@@ -803,21 +838,24 @@ static int tool_mpi(const tool_opts_t *o)
                 snprintf(label, sizeof(label), "%d (%d)", a, nodes[a]);
                 printf("%-10s", label);
                 for (int b = 0; b < n; b++)
-                    printf("%-10s", all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
+                    printf("%-10s",
+                           all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
                 printf("\n");
             }
             if (bw != NULL) {
                 char title[128];
-                snprintf(title, sizeof(title), "Measured put bandwidth, %zu bytes, GB/s (row to column), and transport:",
-                         probe_size);
+                snprintf(title, sizeof(title),
+                         "Measured put bandwidth, %zu bytes, GB/s (row to column), and transport:", probe_size);
                 tool_print_matrix(title, bw, all, n, "%.1f");
-                tool_print_matrix("Measured 8-byte put latency, us (blocking put), and transport:", lat, all, n, "%.2f");
+                tool_print_matrix("Measured 8-byte put latency, us (blocking put), and transport:", lat, all, n,
+                                  "%.2f");
             }
             if (share != NULL) tool_share_print(share, n, nodes, 0);
         }
         fflush(stdout);
     }
-    if (shoal_finalize(sh) != SHOAL_SUCCESS) rc = tool_fail("rank %d: shoal_finalize: %s", rank, shoal_last_error(NULL));
+    if (shoal_finalize(sh) != SHOAL_SUCCESS)
+        rc = tool_fail("rank %d: shoal_finalize: %s", rank, shoal_last_error(NULL));
     free(row);
     free(all);
     free(nodes);

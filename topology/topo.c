@@ -67,8 +67,7 @@ static int shoal__gpus_find(shoal_topo_t topo)
     hwloc_obj_t obj = NULL;
     int n = 0, i;
 
-    while ((obj = hwloc_get_next_pcidev(topo->hw, obj)) != NULL)
-        n += shoal__topo_is_gpu(obj);
+    while ((obj = hwloc_get_next_pcidev(topo->hw, obj)) != NULL) n += shoal__topo_is_gpu(obj);
     if (n == 0) return SHOAL_SUCCESS;
     topo->gpus = calloc((size_t)n, sizeof(*topo->gpus));
     if (!topo->gpus) return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory for %d GPUs", n);
@@ -106,7 +105,8 @@ static int shoal__gpus_find(shoal_topo_t topo)
         /* A GPU near exactly one NUMA node has that node; one attached to a
          * whole multi-node machine has none in particular. */
         if (g->near && g->near->nodeset && hwloc_bitmap_weight(g->near->nodeset) == 1) {
-            hwloc_obj_t numa = hwloc_get_numanode_obj_by_os_index(topo->hw, (unsigned)hwloc_bitmap_first(g->near->nodeset));
+            hwloc_obj_t numa =
+                hwloc_get_numanode_obj_by_os_index(topo->hw, (unsigned)hwloc_bitmap_first(g->near->nodeset));
             if (numa) g->numa = (int)numa->logical_index;
         }
     }
@@ -148,8 +148,7 @@ static int shoal__nics_find(shoal_topo_t topo)
     if (!topo->nics) return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
 
     while ((obj = hwloc_get_next_pcidev(topo->hw, obj)) != NULL)
-        if ((obj->attr->pcidev.class_id >> 8) == SHOAL__PCI_BASECLASS_NETWORK)
-            topo->nics[topo->n_nics++].obj = obj;
+        if ((obj->attr->pcidev.class_id >> 8) == SHOAL__PCI_BASECLASS_NETWORK) topo->nics[topo->n_nics++].obj = obj;
 
     /* OS devices name the NICs (eth0, mlx5_0), and find the NICs whose PCI
      * class is not "network" (older InfiniBand HCAs) or that have no PCI
@@ -158,8 +157,7 @@ static int shoal__nics_find(shoal_topo_t topo)
         hwloc_obj_t pci = obj->parent;
         shoal__topo_nic_t *nic;
 
-        if (obj->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK &&
-            obj->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS)
+        if (obj->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK && obj->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS)
             continue;
         while (pci && pci->type != HWLOC_OBJ_PCI_DEVICE && hwloc_obj_type_is_io(pci->type)) pci = pci->parent;
         if (!pci || pci->type != HWLOC_OBJ_PCI_DEVICE) pci = obj;
@@ -262,7 +260,8 @@ static int shoal__no_pci(shoal_topo_t topo)
     if (topo->pcie_unknown > 0 && n > 0 && (size_t)n < sizeof(text))
         snprintf(text + n, sizeof(text) - (size_t)n, "; NVML gave no class for %d pair%s, taken as SYS",
                  topo->pcie_unknown, topo->pcie_unknown == 1 ? "" : "s");
-    if (!(topo->warning = strdup(text))) return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
+    if (!(topo->warning = strdup(text)))
+        return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
     return SHOAL_SUCCESS;
 }
 
@@ -274,8 +273,7 @@ static int shoal__topo_build(shoal_topo_t topo)
     topo->n_numa = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_NUMANODE);
     topo->n_cores = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_CORE);
     if ((rc = shoal__gpus_find(topo)) < 0) return rc;
-    if (topo->live && hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_PCI_DEVICE) == 0 &&
-        (rc = shoal__no_pci(topo)) < 0)
+    if (topo->live && hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_PCI_DEVICE) == 0 && (rc = shoal__no_pci(topo)) < 0)
         return rc;
     if ((rc = shoal__nics_find(topo)) < 0) return rc;
     shoal__gpus_nearest_nic(topo);
@@ -292,7 +290,8 @@ static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
 
     if (hwloc_topology_init(&topo->hw) < 0) {
         topo->hw = NULL;
-        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_init failed: %s", strerror(errno));
+        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_init failed: %s",
+                                 strerror(errno));
     }
     if (xml_path) {
         char *xml;
@@ -302,7 +301,8 @@ static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
         /* Keep everything the file holds, so an export gives it back whole. */
         if (hwloc_topology_set_all_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_ALL) < 0) {
             free(xml);
-            return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_set_all_types_filter failed: %s",
+            return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                                     "shoal_topo_load: hwloc_topology_set_all_types_filter failed: %s",
                                      strerror(errno));
         }
         /* hwloc parses the buffer here already (its length counts the NUL). */
@@ -310,7 +310,8 @@ static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
         free(xml);
         if (rc < 0)
             return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
-                                     "shoal_topo_load: '%s' is not a valid hwloc XML topology (hwloc_topology_set_xmlbuffer: %s)",
+                                     "shoal_topo_load: '%s' is not a valid hwloc XML topology "
+                                     "(hwloc_topology_set_xmlbuffer: %s)",
                                      xml_path, strerror(errno));
     } else {
         /* Important I/O objects: bridges leading somewhere, OS devices; and
@@ -324,9 +325,11 @@ static int shoal__hwloc_load(shoal_topo_t topo, const char *xml_path)
     if (hwloc_topology_load(topo->hw) < 0) {
         if (xml_path)
             return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
-                                     "shoal_topo_load: '%s' is not a valid hwloc XML topology (hwloc_topology_load: %s)",
+                                     "shoal_topo_load: '%s' is not a valid hwloc XML topology (hwloc_topology_load: "
+                                     "%s)",
                                      xml_path, strerror(errno));
-        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_load failed: %s", strerror(errno));
+        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: hwloc_topology_load failed: %s",
+                                 strerror(errno));
     }
     return SHOAL_SUCCESS;
 }
@@ -405,9 +408,9 @@ void shoal_topo_destroy(shoal_topo_t topo)
 
 /* ---------------------------------------------------------------- accessors */
 
-#define SHOAL__TOPO_CHECK(topo, call)                                                    \
-    do {                                                                                 \
-        if (!(topo)) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "%s: topo is NULL", (call)); \
+#define SHOAL__TOPO_CHECK(topo, call)                                                                                  \
+    do {                                                                                                               \
+        if (!(topo)) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "%s: topo is NULL", (call));                      \
     } while (0)
 
 int shoal_topo_n_packages(shoal_topo_t topo)
@@ -483,8 +486,8 @@ int shoal_topo_gpu_find(shoal_topo_t topo, const char *pci_bus_id)
                                  pci_bus_id ? pci_bus_id : "(null)");
     for (int i = 0; i < topo->n_gpus; i++) {
         unsigned d, b, v, f; /* by the bus id: GPUs from NVML have no PCI object */
-        if (shoal__topo_busid_parse(topo->gpus[i].bus_id, &d, &b, &v, &f) == SHOAL_SUCCESS && d == domain &&
-            b == bus && v == dev && f == func)
+        if (shoal__topo_busid_parse(topo->gpus[i].bus_id, &d, &b, &v, &f) == SHOAL_SUCCESS && d == domain && b == bus &&
+            v == dev && f == func)
             return i;
     }
     return shoal__topo_error(SHOAL_ERR_NO_DEVICE, "shoal_topo_gpu_find: no GPU at PCI %s in the topology (%d GPUs)",
@@ -506,15 +509,12 @@ int shoal_topo_gpu_nvswitch(shoal_topo_t topo, int a, int b)
 {
     SHOAL__TOPO_CHECK(topo, "shoal_topo_gpu_nvswitch");
     if (a < 0 || a >= topo->n_gpus || b < 0 || b >= topo->n_gpus)
-        return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_gpu_nvswitch: GPU pair %d-%d out of range (%d GPUs)",
-                                 a, b, topo->n_gpus);
+        return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
+                                 "shoal_topo_gpu_nvswitch: GPU pair %d-%d out of range (%d GPUs)", a, b, topo->n_gpus);
     return topo->nvswitch[a * topo->n_gpus + b];
 }
 
-const char *shoal_topo_warning(shoal_topo_t topo)
-{
-    return topo && topo->warning ? topo->warning : "";
-}
+const char *shoal_topo_warning(shoal_topo_t topo) { return topo && topo->warning ? topo->warning : ""; }
 
 const char *shoal_topo_nvlink_source(shoal_topo_t topo)
 {
@@ -530,7 +530,8 @@ const char *shoal_topo_nvlink_source(shoal_topo_t topo)
 static int shoal__cpubind_get(shoal_topo_t topo, const char *call, hwloc_bitmap_t set)
 {
     if (!topo->live || !hwloc_topology_is_thissystem(topo->hw))
-        return shoal__topo_error(SHOAL_ERR_UNSUPPORTED, "%s: the topology was loaded from a file, not this machine", call);
+        return shoal__topo_error(SHOAL_ERR_UNSUPPORTED, "%s: the topology was loaded from a file, not this machine",
+                                 call);
     if (hwloc_get_cpubind(topo->hw, set, HWLOC_CPUBIND_PROCESS) < 0)
         return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "%s: hwloc_get_cpubind failed: %s", call, strerror(errno));
     return SHOAL_SUCCESS;
@@ -543,7 +544,8 @@ int shoal_topo_cpubind(shoal_topo_t topo, char *buf, size_t len)
 
     SHOAL__TOPO_CHECK(topo, "shoal_topo_cpubind");
     if (!buf || len == 0) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_cpubind: empty buffer");
-    if (!(set = hwloc_bitmap_alloc())) return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_cpubind: out of memory");
+    if (!(set = hwloc_bitmap_alloc()))
+        return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_cpubind: out of memory");
     if ((rc = shoal__cpubind_get(topo, "shoal_topo_cpubind", set)) < 0) goto out_free;
     if (hwloc_bitmap_list_snprintf(buf, len, set) < 0)
         rc = shoal__topo_error(SHOAL_ERR_INTERNAL, "shoal_topo_cpubind: hwloc_bitmap_list_snprintf failed");
@@ -560,8 +562,8 @@ int shoal_topo_gpu_near_binding(shoal_topo_t topo, int gpu)
 
     SHOAL__TOPO_CHECK(topo, "shoal_topo_gpu_near_binding");
     if (gpu < 0 || gpu >= topo->n_gpus)
-        return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_gpu_near_binding: GPU %d out of range (%d GPUs)", gpu,
-                                 topo->n_gpus);
+        return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_gpu_near_binding: GPU %d out of range (%d GPUs)",
+                                 gpu, topo->n_gpus);
     g = &topo->gpus[gpu];
     if (!(set = hwloc_bitmap_alloc()))
         return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_gpu_near_binding: out of memory");
@@ -578,7 +580,8 @@ int shoal_topo_export_xml(shoal_topo_t topo, const char *path)
     SHOAL__TOPO_CHECK(topo, "shoal_topo_export_xml");
     if (!path || !*path) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_export_xml: no file name");
     if (topo->pci_missing)
-        return shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_export_xml: the GPUs of this model come from NVML "
+        return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                                 "shoal_topo_export_xml: the GPUs of this model come from NVML "
                                  "(hwloc found no PCI device), and an hwloc XML cannot hold them: install "
                                  "libhwloc-plugins and export again");
     if (hwloc_topology_export_xml(topo->hw, path, 0) < 0)

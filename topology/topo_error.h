@@ -9,7 +9,6 @@
 #include "topo_model.h"
 
 /* Record "fmt..." as this thread's topology error and return status. */
-SHOAL__TOPO_HIDDEN int shoal__topo_error(int status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+SHOAL__TOPO_HIDDEN int shoal__topo_error(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* SHOAL_TOPO_ERROR_H */

@@ -10,10 +10,7 @@
 #include "topo_model.h"
 
 /* XML white space; the XML reader (xml.c) and the pre-check share it. */
-static inline int shoal__xml_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+static inline int shoal__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* Whether the object start tag of the canonical form from tag ("<object")
  * to end (past its last attribute) must not reach hwloc: 1 with the reason

@@ -126,10 +126,14 @@ static const char *shoal__xml_bad_utf8(const char *text, const char *end)
             p++;
             continue;
         }
-        if (c >= 0xc2 && c <= 0xdf) n = 1, cp = c & 0x1f;
-        else if (c >= 0xe0 && c <= 0xef) n = 2, cp = c & 0x0f;
-        else if (c >= 0xf0 && c <= 0xf4) n = 3, cp = c & 0x07;
-        else return (const char *)p;
+        if (c >= 0xc2 && c <= 0xdf)
+            n = 1, cp = c & 0x1f;
+        else if (c >= 0xe0 && c <= 0xef)
+            n = 2, cp = c & 0x0f;
+        else if (c >= 0xf0 && c <= 0xf4)
+            n = 3, cp = c & 0x07;
+        else
+            return (const char *)p;
         if ((size_t)(e - p) <= n) return (const char *)p;
         for (i = 1; i <= n; i++) {
             if ((p[i] & 0xc0) != 0x80) return (const char *)p;
@@ -148,8 +152,10 @@ static void shoal__xml_put_utf8(shoal__xml_out_t *o, uint32_t c)
     char b[4];
     size_t n;
 
-    if (c < 0x80) b[0] = (char)c, n = 1;
-    else if (c < 0x800) b[0] = (char)(0xc0 | c >> 6), b[1] = (char)(0x80 | (c & 0x3f)), n = 2;
+    if (c < 0x80)
+        b[0] = (char)c, n = 1;
+    else if (c < 0x800)
+        b[0] = (char)(0xc0 | c >> 6), b[1] = (char)(0x80 | (c & 0x3f)), n = 2;
     else if (c < 0x10000)
         b[0] = (char)(0xe0 | c >> 12), b[1] = (char)(0x80 | ((c >> 6) & 0x3f)), b[2] = (char)(0x80 | (c & 0x3f)), n = 3;
     else
@@ -224,8 +230,7 @@ static int shoal__xml_skip_misc(shoal__xml_reader_t *r, int doctype_ok)
     if (shoal__xml_starts(r, "<?")) {
         if ((q = memmem(r->p + 2, (size_t)(r->end - r->p - 2), "?>", 2)) == NULL)
             return shoal__xml_refuse(r, at, "a processing instruction without \"?>\"");
-        if (q - r->p >= 5 && strncasecmp(r->p + 2, "xml", 3) == 0 &&
-            (q - r->p == 5 || shoal__xml_space(r->p[5])))
+        if (q - r->p >= 5 && strncasecmp(r->p + 2, "xml", 3) == 0 && (q - r->p == 5 || shoal__xml_space(r->p[5])))
             return shoal__xml_refuse(r, at, "an XML declaration that is not at the start of the file");
         r->p = q + 2;
         return 1;
@@ -235,8 +240,9 @@ static int shoal__xml_skip_misc(shoal__xml_reader_t *r, int doctype_ok)
         for (q = r->p + 9; q < r->end && *q != '>' && *q != '['; q++) continue;
         if (q == r->end) return shoal__xml_refuse(r, at, "a DOCTYPE without '>'");
         if (*q == '[')
-            return shoal__xml_refuse(r, at, "a DOCTYPE with an internal subset (its entities and defaults are "
-                                            "read by libxml2 only)");
+            return shoal__xml_refuse(r, at,
+                                     "a DOCTYPE with an internal subset (its entities and defaults are "
+                                     "read by libxml2 only)");
         r->p = q + 1;
         return 1;
     }
@@ -249,8 +255,7 @@ static int shoal__xml_declaration(shoal__xml_reader_t *r)
 {
     const char *q, *enc;
 
-    if (!shoal__xml_starts(r, "<?xml") || (r->end - r->p > 5 && !shoal__xml_space(r->p[5]) && r->p[5] != '?'))
-        return 0;
+    if (!shoal__xml_starts(r, "<?xml") || (r->end - r->p > 5 && !shoal__xml_space(r->p[5]) && r->p[5] != '?')) return 0;
     if ((q = memmem(r->p, (size_t)(r->end - r->p), "?>", 2)) == NULL)
         return shoal__xml_refuse(r, r->p, "an XML declaration without \"?>\"");
     if ((enc = memmem(r->p, (size_t)(q - r->p), "encoding", 8)) != NULL) {
@@ -260,8 +265,9 @@ static int shoal__xml_declaration(shoal__xml_reader_t *r)
         if (!((q - v >= 5 && strncasecmp(v, "UTF-8", 5) == 0 && (v[5] == '"' || v[5] == '\'')) ||
               (q - v >= 8 && strncasecmp(v, "US-ASCII", 8) == 0 && (v[8] == '"' || v[8] == '\'')) ||
               (q - v >= 5 && strncasecmp(v, "ASCII", 5) == 0 && (v[5] == '"' || v[5] == '\''))))
-            return shoal__xml_refuse(r, enc, "an encoding other than UTF-8 (hwloc's minimal parser reads bytes as "
-                                             "they are)");
+            return shoal__xml_refuse(r, enc,
+                                     "an encoding other than UTF-8 (hwloc's minimal parser reads bytes as "
+                                     "they are)");
     }
     r->p = q + 2;
     return 0;
@@ -283,15 +289,25 @@ static int shoal__xml_attr_value(shoal__xml_reader_t *r, shoal__xml_out_t *o)
         if (*p == quote) break;
         switch (*p) {
         case '<': return shoal__xml_refuse(r, p, "a '<' inside an attribute value");
-        case '"': shoal__xml_puts(o, "&quot;"); p++; break;
-        case '>': shoal__xml_puts(o, "&gt;"); p++; break;
+        case '"':
+            shoal__xml_puts(o, "&quot;");
+            p++;
+            break;
+        case '>':
+            shoal__xml_puts(o, "&gt;");
+            p++;
+            break;
         case '\r':
             /* CRLF is one line end; any white space character in a value
              * reads as a space (XML attribute normalization). */
             p += p + 1 < r->end && p[1] == '\n' ? 2 : 1;
             shoal__xml_puts(o, " ");
             break;
-        case '\t': case '\n': shoal__xml_puts(o, " "); p++; break;
+        case '\t':
+        case '\n':
+            shoal__xml_puts(o, " ");
+            p++;
+            break;
         default: { /* '&' */
             uint32_t c;
             const char *next = shoal__xml_reference(p, r->end, &c);
@@ -347,7 +363,8 @@ static int shoal__xml_attrs(shoal__xml_reader_t *r, shoal__xml_out_t *o, int roo
             return shoal__xml_refuse(r, name, "more than %d attributes on one element", n);
         names[n] = name, lens[n++] = len;
         shoal__xml_skip_space(r);
-        if (r->p == r->end || *r->p != '=') return shoal__xml_refuse(r, name, "attribute '%.*s' without '='", (int)len, name);
+        if (r->p == r->end || *r->p != '=')
+            return shoal__xml_refuse(r, name, "attribute '%.*s' without '='", (int)len, name);
         r->p++;
         shoal__xml_skip_space(r);
         if (r->p == r->end || (*r->p != '"' && *r->p != '\''))
@@ -387,7 +404,7 @@ typedef struct shoal__xml_level {
     const char *name;
     size_t name_len;
     int children;
-    size_t text_at;  /* where its text starts in the output, or SIZE_MAX */
+    size_t text_at;   /* where its text starts in the output, or SIZE_MAX */
     const char *text; /* first byte of non-space text in the input, or NULL */
 } shoal__xml_level_t;
 
@@ -405,8 +422,10 @@ static int shoal__xml_text(shoal__xml_reader_t *r, shoal__xml_out_t *o, shoal__x
                 if (*c == '<' || *c == '&')
                     return shoal__xml_refuse(r, c, "text with a '<' or '&' (hwloc's minimal parser cannot read it)");
                 if (!shoal__xml_space(*c) && l->text == NULL) l->text = c;
-                if (*c != '\r') shoal__xml_put(o, c, 1);
-                else if (c + 1 == q || c[1] != '\n') shoal__xml_puts(o, "\n");
+                if (*c != '\r')
+                    shoal__xml_put(o, c, 1);
+                else if (c + 1 == q || c[1] != '\n')
+                    shoal__xml_puts(o, "\n");
             }
             p = q + 3;
             continue;
@@ -416,12 +435,14 @@ static int shoal__xml_text(shoal__xml_reader_t *r, shoal__xml_out_t *o, shoal__x
         if (*p == '&') {
             uint32_t c;
             const char *next = shoal__xml_reference(p, r->end, &c);
-            if (next == NULL) return shoal__xml_refuse(r, p, "an entity XML does not define, or a bad character reference");
+            if (next == NULL)
+                return shoal__xml_refuse(r, p, "an entity XML does not define, or a bad character reference");
             if (c == '<' || c == '&')
                 return shoal__xml_refuse(r, p, "text with a '<' or '&' (hwloc's minimal parser cannot read it)");
             if (c == '\r')
-                return shoal__xml_refuse(r, p, "a carriage return written as a reference in text (the parsers "
-                                               "count its length differently)");
+                return shoal__xml_refuse(r, p,
+                                         "a carriage return written as a reference in text (the parsers "
+                                         "count its length differently)");
             shoal__xml_put_utf8(o, c);
             p = next;
         } else if (*p == '\r') {
@@ -521,8 +542,8 @@ static int shoal__xml_canonical(shoal__xml_reader_t *r, shoal__xml_out_t *o)
         /* A start tag. */
         if (seen_root && !l) return shoal__xml_refuse(r, tag, "a second root element");
         if (l) {
-            if (l->text) return shoal__xml_refuse(r, l->text, "text beside child elements of <%.*s>",
-                                                  (int)l->name_len, l->name);
+            if (l->text)
+                return shoal__xml_refuse(r, l->text, "text beside child elements of <%.*s>", (int)l->name_len, l->name);
             if (!o->oom) o->len = l->text_at;
             l->children = 1;
         }
@@ -595,16 +616,19 @@ int shoal__topo_xml_read(const char *path, char **xml_p, size_t *len_p)
     }
     if (ferror(f)) {
         /* A directory, say. */
-        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: '%s' is not a valid hwloc XML topology (cannot "
-                               "read it: %s)", path, strerror(errno ? errno : EIO));
+        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                               "shoal_topo_load: '%s' is not a valid hwloc XML topology (cannot "
+                               "read it: %s)",
+                               path, strerror(errno ? errno : EIO));
         goto out;
     }
     memset(&r, 0, sizeof(r));
     r.text = r.p = text;
     r.end = text + n;
     if (shoal__xml_canonical(&r, &o) < 0) {
-        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY, "shoal_topo_load: '%s' is not a valid hwloc XML topology: at byte %zu: %s",
-                               path, r.at, r.why);
+        rc = shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                               "shoal_topo_load: '%s' is not a valid hwloc XML topology: at byte %zu: %s", path, r.at,
+                               r.why);
         goto out;
     }
     if (o.oom) {

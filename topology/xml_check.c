@@ -98,7 +98,7 @@ static int shoal__xml_bitmap_ok(const shoal__xml_attr_t *a)
         if (digits > 16) return 0;
         if (p == end) return 1;
         if (*p++ != ',') return 0;
-        if (p == end) return 0; /* a trailing comma */
+        if (p == end) return 0;  /* a trailing comma */
         if (*p == ',') continue; /* an empty (zero) word */
     }
 }
@@ -110,7 +110,7 @@ static int shoal__xml_unescape(const shoal__xml_attr_t *a, char *buf, size_t len
     static const struct {
         const char *esc;
         char c;
-    } escs[] = {{"&quot;", '"'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&amp;", '&'},
+    } escs[] = {{"&quot;", '"'}, {"&lt;", '<'},   {"&gt;", '>'}, {"&amp;", '&'},
                 {"&#10;", '\n'}, {"&#13;", '\r'}, {"&#9;", '\t'}};
     size_t n = 0;
 
@@ -157,8 +157,10 @@ int shoal__xml_bad_object(const char *tag, const char *end, char *why, size_t wh
                      (a.name_len >= 7 && memcmp(a.name + a.name_len - 7, "nodeset", 7) == 0);
         for (int i = 0; i < 4; i++) sets[i] |= shoal__xml_attr_is(&a, set_names[i]);
         if (is_set && !shoal__xml_bitmap_ok(&a)) {
-            snprintf(why, why_len, "its %.*s \"%.*s\" is not a set as hwloc writes them (hwloc could abort "
-                     "reading it)", (int)a.name_len, a.name, a.value_len > 24 ? 24 : (int)a.value_len, a.value);
+            snprintf(why, why_len,
+                     "its %.*s \"%.*s\" is not a set as hwloc writes them (hwloc could abort "
+                     "reading it)",
+                     (int)a.name_len, a.name, a.value_len > 24 ? 24 : (int)a.value_len, a.value);
             return 1;
         }
         if (shoal__xml_attr_is(&a, "type")) {
@@ -175,18 +177,21 @@ int shoal__xml_bad_object(const char *tag, const char *end, char *why, size_t wh
      * may come first); a package or core may carry any number (ACPI table
      * offsets on some arm64 machines). */
     if (indexed && big_index.name != NULL) {
-        snprintf(why, why_len, "a PU or NUMANode os_index \"%.*s\" is out of range (0 to %u; hwloc would build "
-                 "CPU and NUMA sets that large)", big_index.value_len > 24 ? 24 : (int)big_index.value_len,
-                 big_index.value, SHOAL__XML_MAX_OS_INDEX);
+        snprintf(why, why_len,
+                 "a PU or NUMANode os_index \"%.*s\" is out of range (0 to %u; hwloc would build "
+                 "CPU and NUMA sets that large)",
+                 big_index.value_len > 24 ? 24 : (int)big_index.value_len, big_index.value, SHOAL__XML_MAX_OS_INDEX);
         return 1;
     }
     if (indexed && !has_index) {
-        snprintf(why, why_len, "a PU or NUMANode without os_index (hwloc would number it 4294967295 and build CPU "
+        snprintf(why, why_len,
+                 "a PU or NUMANode without os_index (hwloc would number it 4294967295 and build CPU "
                  "and NUMA sets that large)");
         return 1;
     }
     if ((sets[0] && !sets[1]) || (sets[2] && !sets[3])) {
-        snprintf(why, why_len, "it has a cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc "
+        snprintf(why, why_len,
+                 "it has a cpuset or nodeset without its complete_cpuset or complete_nodeset (hwloc "
                  "would crash loading it)");
         return 1;
     }

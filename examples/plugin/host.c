@@ -53,33 +53,27 @@ int main(int argc, char **argv)
     MPI_Comm_rank(half, &hrank);
     MPI_Comm_size(half, &hsize);
 
-    if (p_init(half) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (p_init(half) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
     /* the host's own MPI traffic, while the plugin's instance is alive */
     MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (p_run(&result) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (p_run(&result) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (p_finalize() != 0)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (p_finalize() != 0) MPI_Abort(MPI_COMM_WORLD, 1);
 
     {
         int want_sum = size * (size - 1) / 2;
         int want_result = hsize * (hsize + 1) * (2 * hsize + 1) / 6; /* sum of (pe + 1)^2 */
         int mine_ok = sum == want_sum && result == want_result;
         MPI_Allreduce(&mine_ok, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-        if (rank == 0)
-            printf("host: MPI_Allreduce over %d ranks = %d (expected %d)\n", size, sum, want_sum);
+        if (rank == 0) printf("host: MPI_Allreduce over %d ranks = %d (expected %d)\n", size, sum, want_sum);
         MPI_Barrier(MPI_COMM_WORLD);
         if (hrank == 0)
-            printf("host: plugin on half %d (%d ranks) = %d (expected %d)\n", color, hsize, result,
-                   want_result);
+            printf("host: plugin on half %d (%d ranks) = %d (expected %d)\n", color, hsize, result, want_result);
     }
 
     MPI_Comm_free(&half);
     dlclose(lib);
     MPI_Finalize();
-    if (!ok && rank == 0)
-        fprintf(stderr, "host: wrong result\n");
+    if (!ok && rank == 0) fprintf(stderr, "host: wrong result\n");
     return ok ? 0 : 1;
 }

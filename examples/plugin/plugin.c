@@ -11,9 +11,9 @@
 #include "plugin.h"
 #include "shoal.h"
 
-static shoal_t sh;  /* the plugin's own instance */
-static int *slots;  /* symmetric: one int per PE, gathered on PE 0 */
-static int *total;  /* symmetric: the sum, written to every PE by PE 0 */
+static shoal_t sh; /* the plugin's own instance */
+static int *slots; /* symmetric: one int per PE, gathered on PE 0 */
+static int *total; /* symmetric: the sum, written to every PE by PE 0 */
 
 /* Report a failed shoal call once and pass its status on. */
 static int failed(int status, const char *what)
@@ -37,8 +37,7 @@ int plugin_init(MPI_Comm comm)
     npes = shoal_n_pes(sh);
     slots = shoal_calloc(sh, (size_t)npes, sizeof(int));
     total = shoal_calloc(sh, 1, sizeof(int));
-    if (!slots || !total)
-        return failed(SHOAL_ERR_NO_MEMORY, "shoal_calloc");
+    if (!slots || !total) return failed(SHOAL_ERR_NO_MEMORY, "shoal_calloc");
     return SHOAL_SUCCESS;
 }
 
@@ -48,30 +47,22 @@ int plugin_run(int *result)
 
     /* every PE writes its contribution into its slot on PE 0 */
     status = shoal_int_p(sh, &slots[me], (me + 1) * (me + 1), 0);
-    if (status == SHOAL_SUCCESS)
-        status = shoal_barrier_all(sh);
-    if (status != SHOAL_SUCCESS)
-        return failed(status, "gather");
+    if (status == SHOAL_SUCCESS) status = shoal_barrier_all(sh);
+    if (status != SHOAL_SUCCESS) return failed(status, "gather");
 
     /* PE 0 adds them up and writes the sum to everyone */
     if (me == 0) {
         int *mine = malloc(sizeof(int) * (size_t)npes), sum = 0;
-        if (!mine)
-            return SHOAL_ERR_NO_MEMORY;
+        if (!mine) return SHOAL_ERR_NO_MEMORY;
         /* a get from itself reads its own heap, wherever the heap lives */
         status = shoal_int_get(sh, mine, slots, (size_t)npes, me);
-        for (int pe = 0; pe < npes && status == SHOAL_SUCCESS; pe++)
-            sum += mine[pe];
-        for (int pe = 0; pe < npes && status == SHOAL_SUCCESS; pe++)
-            status = shoal_int_p(sh, total, sum, pe);
+        for (int pe = 0; pe < npes && status == SHOAL_SUCCESS; pe++) sum += mine[pe];
+        for (int pe = 0; pe < npes && status == SHOAL_SUCCESS; pe++) status = shoal_int_p(sh, total, sum, pe);
         free(mine);
     }
-    if (status == SHOAL_SUCCESS)
-        status = shoal_barrier_all(sh);
-    if (status == SHOAL_SUCCESS)
-        status = shoal_int_g(sh, result, total, me);
-    if (status != SHOAL_SUCCESS)
-        return failed(status, "sum");
+    if (status == SHOAL_SUCCESS) status = shoal_barrier_all(sh);
+    if (status == SHOAL_SUCCESS) status = shoal_int_g(sh, result, total, me);
+    if (status != SHOAL_SUCCESS) return failed(status, "sum");
     return SHOAL_SUCCESS;
 }
 

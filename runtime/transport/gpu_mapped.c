@@ -54,8 +54,8 @@ int shoal__gpu_quiet(shoal_t sh, const char *call)
     if (err != cudaSuccess) return shoal__cuda_error(sh, call, "cudaStreamSynchronize(internal stream)", err);
     /* Everything queued before the sync is done; another quiet may have
      * raised the count further already. */
-    while (done < queued && !atomic_compare_exchange_weak_explicit(&g->copies_done, &done, queued,
-                                                                   memory_order_acq_rel, memory_order_acquire))
+    while (done < queued && !atomic_compare_exchange_weak_explicit(&g->copies_done, &done, queued, memory_order_acq_rel,
+                                                                   memory_order_acquire))
         ;
     return SHOAL_SUCCESS;
 }

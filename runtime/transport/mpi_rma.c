@@ -76,8 +76,9 @@ int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alia
     } else {
         outer = mem;
     }
-    if (failed) rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot map %zu bytes to try MPI windows on: %s", len,
-                                  strerror(errno));
+    if (failed)
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot map %zu bytes to try MPI windows on: %s", len,
+                          strerror(errno));
     /* Every PE takes part in the windows, or none does. */
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm));
     if (failed) {
@@ -194,7 +195,8 @@ static int mpi_rma_put(shoal_t sh, const char *call, int pe, size_t off, const v
 
     for (size_t done = 0; done < n; done += SHOAL__RMA_CHUNK) {
         int len = (int)(n - done < SHOAL__RMA_CHUNK ? n - done : SHOAL__RMA_CHUNK);
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Put(s + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, st->win));
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Put(s + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, st->win));
     }
     /* Blocking: the source may be reused once the put completed locally. */
     if (!nbi) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush_local(pe, st->win));
@@ -210,7 +212,8 @@ static int mpi_rma_get(shoal_t sh, const char *call, int pe, void *dst, size_t o
 
     for (size_t done = 0; done < n; done += SHOAL__RMA_CHUNK) {
         int len = (int)(n - done < SHOAL__RMA_CHUNK ? n - done : SHOAL__RMA_CHUNK);
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Get(d + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, st->win));
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Get(d + done, len, MPI_BYTE, pe, (MPI_Aint)(off + done), len, MPI_BYTE, st->win));
     }
     if (!nbi) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
 out:

@@ -122,8 +122,8 @@ static int staged_put(shoal_t sh, const char *call, int pe, size_t off, const vo
     /* Raise the ticket a quiet waits for (slots are served in order, so the
      * highest covers the rest); another thread may raise it too. */
     seen = atomic_load_explicit(&st->last[pe], memory_order_relaxed);
-    while (seen < t + 1 &&
-           !atomic_compare_exchange_weak_explicit(&st->last[pe], &seen, t + 1, memory_order_acq_rel, memory_order_relaxed))
+    while (seen < t + 1 && !atomic_compare_exchange_weak_explicit(&st->last[pe], &seen, t + 1, memory_order_acq_rel,
+                                                                  memory_order_relaxed))
         ;
     return SHOAL_SUCCESS;
 }

@@ -17,25 +17,26 @@
 #include "transport.h"
 
 typedef struct staged_mpi_state {
-    MPI_Win win;                /* every PE's ring over sh->comm */
-    char *bounce;               /* pinned host chunk for copies from/to device memory */
+    MPI_Win win;  /* every PE's ring over sh->comm */
+    char *bounce; /* pinned host chunk for copies from/to device memory */
     pthread_mutex_t bounce_lock;
-    _Atomic uint64_t *last;     /* per PE: my highest nbi put ticket to it, + 1 (0: none) */
+    _Atomic uint64_t *last; /* per PE: my highest nbi put ticket to it, + 1 (0: none) */
 } staged_mpi_state_t;
 
 /* Its state sits in the slot of the id the policy knows it by. */
 static staged_mpi_state_t *staged_mpi_state(shoal_t sh) { return sh->tp_state[SHOAL_TRANSPORT_MPI_RMA]; }
 
-
-#define SLOT_DISP(t, field) ((MPI_Aint)(offsetof(shoal__stage_ring_t, slot) + ((t) % SHOAL__STAGE_SLOTS) * sizeof(shoal__stage_slot_t) + \
-                                        offsetof(shoal__stage_slot_t, field)))
+#define SLOT_DISP(t, field)                                                                                            \
+    ((MPI_Aint)(offsetof(shoal__stage_ring_t, slot) + ((t) % SHOAL__STAGE_SLOTS) * sizeof(shoal__stage_slot_t) +       \
+                offsetof(shoal__stage_slot_t, field)))
 #define CHUNK_DISP(t) ((MPI_Aint)(SHOAL__STAGE_RING_BYTES + ((t) % SHOAL__STAGE_SLOTS) * SHOAL__STAGE_CHUNK))
 
 static int remote_u64(shoal_t sh, const char *call, int pe, MPI_Aint disp, uint64_t *value_p)
 {
     int rc = SHOAL_SUCCESS;
     uint64_t dummy = 0;
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT64_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Fetch_and_op(&dummy, value_p, MPI_UINT64_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
 out:
     return rc;
@@ -45,7 +46,8 @@ static int remote_u32(shoal_t sh, const char *call, int pe, MPI_Aint disp, uint3
 {
     int rc = SHOAL_SUCCESS;
     uint32_t dummy = 0;
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Fetch_and_op(&dummy, value_p, MPI_UINT32_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Fetch_and_op(&dummy, value_p, MPI_UINT32_T, pe, disp, MPI_NO_OP, staged_mpi_state(sh)->win));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
 out:
     return rc;
@@ -55,7 +57,8 @@ out:
 static int remote_set(shoal_t sh, const char *call, int pe, MPI_Aint disp, const void *value, MPI_Datatype type)
 {
     int rc = SHOAL_SUCCESS;
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Accumulate(value, 1, type, pe, disp, 1, type, MPI_REPLACE, staged_mpi_state(sh)->win));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Accumulate(value, 1, type, pe, disp, 1, type, MPI_REPLACE, staged_mpi_state(sh)->win));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, staged_mpi_state(sh)->win));
 out:
     return rc;
@@ -68,8 +71,9 @@ static int remote_claim(shoal_t sh, const char *call, int pe, uint64_t *t_p)
     uint64_t one = 1, t = 0, seq = 0;
     unsigned spins = 0;
     int rc = SHOAL_SUCCESS;
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(shoal__stage_ring_t, tail), MPI_SUM,
-                                                st->win));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(shoal__stage_ring_t, tail), MPI_SUM,
+                                    st->win));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
     for (;;) {
         SHOAL__TRY(rc, out, remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
@@ -159,8 +163,8 @@ static int staged_mpi_put(shoal_t sh, const char *call, int pe, size_t off, cons
     }
     if (!nbi) return remote_wait_put(sh, call, pe, t);
     seen = atomic_load_explicit(&st->last[pe], memory_order_relaxed);
-    while (seen < t + 1 &&
-           !atomic_compare_exchange_weak_explicit(&st->last[pe], &seen, t + 1, memory_order_acq_rel, memory_order_relaxed))
+    while (seen < t + 1 && !atomic_compare_exchange_weak_explicit(&st->last[pe], &seen, t + 1, memory_order_acq_rel,
+                                                                  memory_order_relaxed))
         ;
 out:
     return rc;
@@ -255,12 +259,14 @@ static int staged_mpi_setup(shoal_t sh, bool need)
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, sh->comm));
     if (failed) {
         if (rc == SHOAL_SUCCESS)
-            rc = st == NULL ? shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory")
-                            : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "another PE could not set up its staging ring");
+            rc = st == NULL
+                     ? shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory")
+                     : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "another PE could not set up its staging ring");
         goto out;
     }
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_create(sh->stage->mine, (MPI_Aint)SHOAL__STAGE_PE_BYTES, 1, MPI_INFO_NULL,
-                                              sh->comm, &st->win));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Win_create(sh->stage->mine, (MPI_Aint)SHOAL__STAGE_PE_BYTES, 1, MPI_INFO_NULL, sh->comm,
+                                  &st->win));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_set_errhandler(st->win, MPI_ERRORS_RETURN));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_lock_all(MPI_MODE_NOCHECK, st->win));
     if (cudaMallocHost((void **)&st->bounce, SHOAL__STAGE_CHUNK) != cudaSuccess) {

@@ -12,18 +12,18 @@
 /* Every table, in the policy's order of preference (transport id order);
  * within a heap kind, one table per id. */
 static const shoal__tp_ops_t *const shoal__tp_registry[] = {
-    &shoal__tp_self_host,
+    &shoal__tp_self_host, /* self.c */
 #if SHOAL_HAVE_CUDA
-    &shoal__tp_self_gpu,
-    &shoal__tp_cuda_ipc,
+    &shoal__tp_self_gpu, /* self.c */
+    &shoal__tp_cuda_ipc, /* cuda_ipc.c */
 #endif
-    &shoal__tp_shm,
+    &shoal__tp_shm, /* shm.c */
 #if SHOAL_HAVE_CUDA
-    &shoal__tp_staged,
+    &shoal__tp_staged, /* staged.c */
 #endif
-    &shoal__tp_mpi_rma,
+    &shoal__tp_mpi_rma, /* mpi_rma.c */
 #if SHOAL_HAVE_CUDA
-    &shoal__tp_staged_mpi,
+    &shoal__tp_staged_mpi, /* staged_mpi.c */
 #endif
 };
 #define SHOAL__TP_REGISTRY_N (sizeof(shoal__tp_registry) / sizeof(shoal__tp_registry[0]))
@@ -90,12 +90,11 @@ static int shoal__tp_candidates(shoal_t sh)
                                 "no transport reaches PE %d (node %d) from this %s heap: %s (SHOAL_TRANSPORT_DISABLE "
                                 "is %s)",
                                 pe, sh->pe_node[pe], sh->heap_kind == SHOAL_HEAP_GPU ? "GPU" : "host", why,
-                                sh->heap_kind != SHOAL_HEAP_GPU
-                                    ? "set; on one node a host heap needs shm or mpi_rma"
-                                    : sh->pe_node[pe] == sh->node_id
-                                        ? "set; on one node a GPU heap needs cuda_ipc (peer access within "
-                                          "SHOAL_P2P_LEVEL) or staged"
-                                        : "set");
+                                sh->heap_kind != SHOAL_HEAP_GPU ? "set; on one node a host heap needs shm or mpi_rma"
+                                : sh->pe_node[pe] == sh->node_id
+                                    ? "set; on one node a GPU heap needs cuda_ipc (peer access within "
+                                      "SHOAL_P2P_LEVEL) or staged"
+                                    : "set");
         if (prc != SHOAL_SUCCESS)
             return shoal__error(sh, SHOAL_ERR_INTERNAL, call, "the transport policy failed for PE %d: %s", pe,
                                 shoal_topo_last_error());
@@ -114,7 +113,8 @@ static void shoal__tp_names(shoal_t sh, int pe, char *buf, size_t len)
     buf[0] = '\0';
     for (int id = 0; id < SHOAL_TRANSPORT_COUNT && n < len; id++)
         if (shoal__tp_candidate(sh, pe, (shoal_transport_id_t)id))
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", shoal_transport_name((shoal_transport_id_t)id));
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+                                  shoal_transport_name((shoal_transport_id_t)id));
 }
 
 int shoal__transports_setup(shoal_t sh)

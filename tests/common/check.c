@@ -23,8 +23,7 @@ static int check__mpi_up(void)
 int check_pe(void)
 {
     int rank = -1;
-    if (check__mpi_up())
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (check__mpi_up()) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     return rank;
 }
 
@@ -33,15 +32,13 @@ CHECK__NORETURN static void check__die(void)
 {
     fflush(stdout);
     fflush(stderr);
-    if (check__mpi_up())
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (check__mpi_up()) MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
 }
 
 /* Print the report as one write, so that reports of several ranks do not
  * interleave, then end the run. */
-CHECK__NORETURN static void check__report(const char *file, int line, const char *expr,
-                                          const char *fmt, va_list ap)
+CHECK__NORETURN static void check__report(const char *file, int line, const char *expr, const char *fmt, va_list ap)
 {
     char msg[2048];
     int len;
@@ -49,10 +46,8 @@ CHECK__NORETURN static void check__report(const char *file, int line, const char
     len = snprintf(msg, sizeof(msg), "%s:%d: pe %d: ", file, line, check_pe());
     if (expr && len >= 0 && (size_t)len < sizeof(msg))
         len += snprintf(msg + len, sizeof(msg) - (size_t)len, "CHECK(%s) failed: ", expr);
-    if (len >= 0 && (size_t)len < sizeof(msg))
-        len += vsnprintf(msg + len, sizeof(msg) - (size_t)len, fmt, ap);
-    if (len < 0 || (size_t)len >= sizeof(msg) - 1)
-        len = (int)sizeof(msg) - 2;
+    if (len >= 0 && (size_t)len < sizeof(msg)) len += vsnprintf(msg + len, sizeof(msg) - (size_t)len, fmt, ap);
+    if (len < 0 || (size_t)len >= sizeof(msg) - 1) len = (int)sizeof(msg) - 2;
     msg[len] = '\n';
     msg[len + 1] = '\0';
     fflush(stdout);
@@ -93,8 +88,7 @@ void check_verdict_pass(void)
     size_t done = 0;
     int fd, len, pe = check_pe();
 
-    if (!dir || !*dir)
-        return; /* not run under tests/verdicts.sh: mpiexec's status is the verdict */
+    if (!dir || !*dir) return; /* not run under tests/verdicts.sh: mpiexec's status is the verdict */
     CHECK_MSG(pe >= 0, "a verdict needs MPI to be up (the PE names its file)");
     len = snprintf(path, sizeof(path), "%s/pe%d", dir, pe);
     CHECK_MSG(len > 0 && (size_t)len < sizeof(path), "verdict path too long: %s/pe%d", dir, pe);
@@ -103,8 +97,7 @@ void check_verdict_pass(void)
     CHECK_MSG(fd >= 0, "open(%s): %s", path, strerror(errno));
     while (done < sizeof(verdict) - 1) {
         ssize_t n = write(fd, verdict + done, sizeof(verdict) - 1 - done);
-        if (n < 0 && errno == EINTR)
-            continue;
+        if (n < 0 && errno == EINTR) continue;
         CHECK_MSG(n > 0, "write(%s): %s", path, n < 0 ? strerror(errno) : "wrote nothing");
         done += (size_t)n;
     }
@@ -114,64 +107,53 @@ void check_verdict_pass(void)
 const char *check_strcasestr(const char *haystack, const char *needle)
 {
     size_t n;
-    if (!haystack || !needle)
-        return NULL;
+    if (!haystack || !needle) return NULL;
     n = strlen(needle);
     for (const char *h = haystack;; h++) {
         size_t i = 0;
-        while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
-            return h;
-        if (!*h)
-            return NULL;
+        while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == n) return h;
+        if (!*h) return NULL;
     }
 }
 
-void check__fail_status(const char *file, int line, const char *expr, int got, int expected,
-                        shoal_t sh)
+void check__fail_status(const char *file, int line, const char *expr, int got, int expected, shoal_t sh)
 {
-    check__fail(file, line, "%s returned %d (%s), expected %d (%s); last error: \"%s\"", expr,
-                got, shoal_strerror(got), expected, shoal_strerror(expected), shoal_last_error(sh));
+    check__fail(file, line, "%s returned %d (%s), expected %d (%s); last error: \"%s\"", expr, got, shoal_strerror(got),
+                expected, shoal_strerror(expected), shoal_last_error(sh));
 }
 
-void check__mem_eq(const char *file, int line, const char *what, const void *got,
-                   const void *expected, size_t n)
+void check__mem_eq(const char *file, int line, const char *what, const void *got, const void *expected, size_t n)
 {
     const unsigned char *g = got, *e = expected;
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < n; i++) {
         if (g[i] != e[i]) {
-            if (bad == 0)
-                first = i;
+            if (bad == 0) first = i;
             bad++;
         }
     }
     if (bad)
-        check__fail(file, line,
-                    "%s: %zu of %zu bytes differ, first at offset %zu: got 0x%02x expected 0x%02x",
-                    what, bad, n, first, g[first], e[first]);
+        check__fail(file, line, "%s: %zu of %zu bytes differ, first at offset %zu: got 0x%02x expected 0x%02x", what,
+                    bad, n, first, g[first], e[first]);
 }
 
 long long check_first_diff(const void *a, const void *b, size_t n)
 {
     const unsigned char *x = a, *y = b;
-    if (memcmp(a, b, n) == 0)
-        return -1;
+    if (memcmp(a, b, n) == 0) return -1;
     for (size_t i = 0; i < n; i++)
-        if (x[i] != y[i])
-            return (long long)i;
+        if (x[i] != y[i]) return (long long)i;
     return -1;
 }
 
-void check__mem_filled(const char *file, int line, const char *what, const void *p, int byte,
-                       size_t n)
+void check__mem_filled(const char *file, int line, const char *what, const void *p, int byte, size_t n)
 {
     const unsigned char *c = p;
     for (size_t i = 0; i < n; i++) {
         if (c[i] != (unsigned char)byte)
-            check__fail(file, line, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what, i, n,
-                        c[i], (unsigned char)byte);
+            check__fail(file, line, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what, i, n, c[i],
+                        (unsigned char)byte);
     }
 }
 
@@ -179,8 +161,7 @@ void test_config(shoal_config_t *cfg, size_t heap_size)
 {
     shoal_config_init(cfg);
     CHECK_MSG(cfg->env_error[0] == '\0', "environment: %s", cfg->env_error);
-    if (heap_size)
-        cfg->heap_size = heap_size;
+    if (heap_size) cfg->heap_size = heap_size;
 }
 
 int test_heap_is_host(shoal_t sh)
@@ -244,8 +225,7 @@ void test_expected_nodes(MPI_Comm comm, int node_size, int *node_of)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     if (node_size > 0) {
-        for (int pe = 0; pe < size; pe++)
-            node_of[pe] = pe / node_size;
+        for (int pe = 0; pe < size; pe++) node_of[pe] = pe / node_size;
         return;
     }
     /* Real nodes: each rank learns the lowest rank of its node; nodes are
@@ -260,8 +240,7 @@ void test_expected_nodes(MPI_Comm comm, int node_size, int *node_of)
     for (int pe = 0; pe < size; pe++) {
         int index = 0;
         for (int q = 0; q < size; q++) /* count distinct leaders below mine */
-            if (leaders[q] == q && q < leaders[pe])
-                index++;
+            if (leaders[q] == q && q < leaders[pe]) index++;
         node_of[pe] = index;
     }
     free(leaders);
@@ -286,10 +265,7 @@ uint64_t test_rng_next(test_rng_t *rng)
     return test_mix64(rng->state);
 }
 
-uint64_t test_rng_below(test_rng_t *rng, uint64_t bound)
-{
-    return test_rng_next(rng) % bound;
-}
+uint64_t test_rng_below(test_rng_t *rng, uint64_t bound) { return test_rng_next(rng) % bound; }
 
 void test_pattern(void *dst, size_t start, size_t n, uint64_t a, uint64_t b, uint64_t c)
 {
@@ -300,7 +276,6 @@ void test_pattern(void *dst, size_t start, size_t n, uint64_t a, uint64_t b, uin
     while (j < end) {
         uint64_t word = test_mix64(seed ^ (uint64_t)(j / 8));
         size_t k = j % 8;
-        for (; k < 8 && j < end; k++, j++)
-            *d++ = (unsigned char)(word >> (8 * k));
+        for (; k < 8 && j < end; k++, j++) *d++ = (unsigned char)(word >> (8 * k));
     }
 }

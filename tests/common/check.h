@@ -46,104 +46,90 @@ void check_verdict_pass(void);
 const char *check_strcasestr(const char *haystack, const char *needle);
 
 /* The condition must hold. */
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond))                                                                     \
-            check__fail(__FILE__, __LINE__, "CHECK(%s) failed", #cond);                  \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) check__fail(__FILE__, __LINE__, "CHECK(%s) failed", #cond);                                       \
     } while (0)
 
 /* The condition must hold; on failure print a printf-style explanation. */
-#define CHECK_MSG(cond, ...)                                                             \
-    do {                                                                                 \
-        if (!(cond))                                                                     \
-            check__fail_msg(__FILE__, __LINE__, #cond, __VA_ARGS__);                     \
+#define CHECK_MSG(cond, ...)                                                                                           \
+    do {                                                                                                               \
+        if (!(cond)) check__fail_msg(__FILE__, __LINE__, #cond, __VA_ARGS__);                                          \
     } while (0)
 CHECK__NORETURN void check__fail_msg(const char *file, int line, const char *expr, const char *fmt, ...)
     CHECK__PRINTF(4, 5);
 
-#define CHECK_EQ_INT(a, b)                                                               \
-    do {                                                                                 \
-        long long check__a = (long long)(a), check__b = (long long)(b);                  \
-        if (check__a != check__b)                                                        \
-            check__fail(__FILE__, __LINE__, "CHECK_EQ_INT(%s, %s) failed: %lld != %lld", \
-                        #a, #b, check__a, check__b);                                     \
+#define CHECK_EQ_INT(a, b)                                                                                             \
+    do {                                                                                                               \
+        long long check__a = (long long)(a), check__b = (long long)(b);                                                \
+        if (check__a != check__b)                                                                                      \
+            check__fail(__FILE__, __LINE__, "CHECK_EQ_INT(%s, %s) failed: %lld != %lld", #a, #b, check__a, check__b);  \
     } while (0)
 
-#define CHECK_EQ_SIZE(a, b)                                                              \
-    do {                                                                                 \
-        unsigned long long check__a = (unsigned long long)(a);                           \
-        unsigned long long check__b = (unsigned long long)(b);                           \
-        if (check__a != check__b)                                                        \
-            check__fail(__FILE__, __LINE__, "CHECK_EQ_SIZE(%s, %s) failed: %llu != %llu",\
-                        #a, #b, check__a, check__b);                                     \
+#define CHECK_EQ_SIZE(a, b)                                                                                            \
+    do {                                                                                                               \
+        unsigned long long check__a = (unsigned long long)(a);                                                         \
+        unsigned long long check__b = (unsigned long long)(b);                                                         \
+        if (check__a != check__b)                                                                                      \
+            check__fail(__FILE__, __LINE__, "CHECK_EQ_SIZE(%s, %s) failed: %llu != %llu", #a, #b, check__a, check__b); \
     } while (0)
 
-#define CHECK_EQ_PTR(a, b)                                                               \
-    do {                                                                                 \
-        const void *check__a = (a), *check__b = (b);                                     \
-        if (check__a != check__b)                                                        \
-            check__fail(__FILE__, __LINE__, "CHECK_EQ_PTR(%s, %s) failed: %p != %p",     \
-                        #a, #b, check__a, check__b);                                     \
+#define CHECK_EQ_PTR(a, b)                                                                                             \
+    do {                                                                                                               \
+        const void *check__a = (a), *check__b = (b);                                                                   \
+        if (check__a != check__b)                                                                                      \
+            check__fail(__FILE__, __LINE__, "CHECK_EQ_PTR(%s, %s) failed: %p != %p", #a, #b, check__a, check__b);      \
     } while (0)
 
-#define CHECK_EQ_STR(a, b)                                                               \
-    do {                                                                                 \
-        const char *check__a = (a), *check__b = (b);                                     \
-        if (!check__a || !check__b || strcmp(check__a, check__b) != 0)                   \
-            check__fail(__FILE__, __LINE__, "CHECK_EQ_STR(%s, %s) failed: \"%s\" != \"%s\"", \
-                        #a, #b, check__a ? check__a : "(null)",                         \
-                        check__b ? check__b : "(null)");                                 \
+#define CHECK_EQ_STR(a, b)                                                                                             \
+    do {                                                                                                               \
+        const char *check__a = (a), *check__b = (b);                                                                   \
+        if (!check__a || !check__b || strcmp(check__a, check__b) != 0)                                                 \
+            check__fail(__FILE__, __LINE__, "CHECK_EQ_STR(%s, %s) failed: \"%s\" != \"%s\"", #a, #b,                   \
+                        check__a ? check__a : "(null)", check__b ? check__b : "(null)");                               \
     } while (0)
 
 /* haystack must contain needle, ignoring case. */
-#define CHECK_CONTAINS(haystack, needle)                                                 \
-    do {                                                                                 \
-        const char *check__h = (haystack), *check__n = (needle);                         \
-        if (!check_strcasestr(check__h, check__n))                                       \
-            check__fail(__FILE__, __LINE__,                                              \
-                        "CHECK_CONTAINS(%s, %s) failed: \"%s\" does not contain \"%s\"", \
-                        #haystack, #needle, check__h ? check__h : "(null)", check__n);   \
+#define CHECK_CONTAINS(haystack, needle)                                                                               \
+    do {                                                                                                               \
+        const char *check__h = (haystack), *check__n = (needle);                                                       \
+        if (!check_strcasestr(check__h, check__n))                                                                     \
+            check__fail(__FILE__, __LINE__, "CHECK_CONTAINS(%s, %s) failed: \"%s\" does not contain \"%s\"",           \
+                        #haystack, #needle, check__h ? check__h : "(null)", check__n);                                 \
     } while (0)
 
 /* n bytes at got must equal those at expected; names the first difference. */
-#define CHECK_MEM_EQ(got, expected, n)                                                   \
-    check__mem_eq(__FILE__, __LINE__, #got, (got), (expected), (n))
-void check__mem_eq(const char *file, int line, const char *what, const void *got,
-                   const void *expected, size_t n);
+#define CHECK_MEM_EQ(got, expected, n) check__mem_eq(__FILE__, __LINE__, #got, (got), (expected), (n))
+void check__mem_eq(const char *file, int line, const char *what, const void *got, const void *expected, size_t n);
 
 /* Offset of the first byte where a and b differ, or -1 if they are equal. */
 long long check_first_diff(const void *a, const void *b, size_t n);
 
 /* n bytes at p must all be byte. */
-#define CHECK_MEM_FILLED(p, byte, n)                                                     \
-    check__mem_filled(__FILE__, __LINE__, #p, (p), (byte), (n))
-void check__mem_filled(const char *file, int line, const char *what, const void *p,
-                       int byte, size_t n);
+#define CHECK_MEM_FILLED(p, byte, n) check__mem_filled(__FILE__, __LINE__, #p, (p), (byte), (n))
+void check__mem_filled(const char *file, int line, const char *what, const void *p, int byte, size_t n);
 
 /* A shoal call must succeed; prints the status and sh's last error. */
-#define CHECK_OK(expr, sh)                                                               \
-    do {                                                                                 \
-        int check__s = (expr);                                                           \
-        if (check__s != SHOAL_SUCCESS)                                                   \
-            check__fail_status(__FILE__, __LINE__, #expr, check__s, SHOAL_SUCCESS, (sh));\
+#define CHECK_OK(expr, sh)                                                                                             \
+    do {                                                                                                               \
+        int check__s = (expr);                                                                                         \
+        if (check__s != SHOAL_SUCCESS) check__fail_status(__FILE__, __LINE__, #expr, check__s, SHOAL_SUCCESS, (sh));   \
     } while (0)
 
 /* A shoal call must return exactly `expected`. */
-#define CHECK_STATUS(expr, expected, sh)                                                 \
-    do {                                                                                 \
-        int check__s = (expr);                                                           \
-        if (check__s != (expected))                                                      \
-            check__fail_status(__FILE__, __LINE__, #expr, check__s, (expected), (sh));   \
+#define CHECK_STATUS(expr, expected, sh)                                                                               \
+    do {                                                                                                               \
+        int check__s = (expr);                                                                                         \
+        if (check__s != (expected)) check__fail_status(__FILE__, __LINE__, #expr, check__s, (expected), (sh));         \
     } while (0)
-CHECK__NORETURN void check__fail_status(const char *file, int line, const char *expr, int got,
-                                        int expected, shoal_t sh);
+CHECK__NORETURN void check__fail_status(const char *file, int line, const char *expr, int got, int expected,
+                                        shoal_t sh);
 
 /* An allocation must succeed; prints sh's last error. */
-#define CHECK_NONNULL(ptr, sh)                                                           \
-    do {                                                                                 \
-        if ((ptr) == NULL)                                                               \
-            check__fail(__FILE__, __LINE__, "%s is NULL; last error: \"%s\"", #ptr,      \
-                        shoal_last_error(sh));                                           \
+#define CHECK_NONNULL(ptr, sh)                                                                                         \
+    do {                                                                                                               \
+        if ((ptr) == NULL)                                                                                             \
+            check__fail(__FILE__, __LINE__, "%s is NULL; last error: \"%s\"", #ptr, shoal_last_error(sh));             \
     } while (0)
 
 /* ---- helpers shared by the MPI tests ---- */

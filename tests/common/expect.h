@@ -9,20 +9,20 @@
 
 static int failures;
 
-#define EXPECT(cond)                                                                     \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);          \
-            failures++;                                                                  \
-        }                                                                                \
+#define EXPECT(cond)                                                                                                   \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                                        \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
-#define EXPECT_HAS(text, part)                                                           \
-    do {                                                                                 \
-        if (strstr((text), (part)) == NULL) {                                            \
-            fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, (text), (part)); \
-            failures++;                                                                  \
-        }                                                                                \
+#define EXPECT_HAS(text, part)                                                                                         \
+    do {                                                                                                               \
+        if (strstr((text), (part)) == NULL) {                                                                          \
+            fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, (text), (part));            \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 #endif /* SHOAL_TEST_EXPECT_H */

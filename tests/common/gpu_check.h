@@ -14,17 +14,17 @@ extern "C" {
 }
 
 /* A CUDA runtime call that must return cudaSuccess. */
-#define CUDA_OK(expr)                                                                    \
-    do {                                                                                 \
-        cudaError_t e_ = (expr);                                                         \
-        CHECK_MSG(e_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(e_));           \
+#define CUDA_OK(expr)                                                                                                  \
+    do {                                                                                                               \
+        cudaError_t e_ = (expr);                                                                                       \
+        CHECK_MSG(e_ == cudaSuccess, "%s: %s", #expr, cudaGetErrorString(e_));                                         \
     } while (0)
 
 /* A shoal call that must return SHOAL_SUCCESS; prints the instance's last error. */
-#define SH_OK(sh, expr)                                                                  \
-    do {                                                                                 \
-        int s_ = (expr);                                                                 \
-        CHECK_MSG(s_ == SHOAL_SUCCESS, "%s: %s: %s", #expr, shoal_strerror(s_), shoal_last_error(sh)); \
+#define SH_OK(sh, expr)                                                                                                \
+    do {                                                                                                               \
+        int s_ = (expr);                                                                                               \
+        CHECK_MSG(s_ == SHOAL_SUCCESS, "%s: %s: %s", #expr, shoal_strerror(s_), shoal_last_error(sh));                 \
     } while (0)
 
 /* MPI_Init, then, where no GPU is present, MPI_Finalize and the exit
@@ -89,15 +89,15 @@ typedef struct dev_err {
     long long got, want;
 } dev_err_t;
 
-#define DCHECK_EQ_AT(err, i, got_, want_)                                                \
-    do {                                                                                 \
-        long long g_ = (long long)(got_), w_ = (long long)(want_);                       \
-        if (g_ != w_ && atomicAdd(&(err)->count, 1) == 0) {                              \
-            (err)->line = __LINE__;                                                      \
-            (err)->iter = (i);                                                           \
-            (err)->got = g_;                                                             \
-            (err)->want = w_;                                                            \
-        }                                                                                \
+#define DCHECK_EQ_AT(err, i, got_, want_)                                                                              \
+    do {                                                                                                               \
+        long long g_ = (long long)(got_), w_ = (long long)(want_);                                                     \
+        if (g_ != w_ && atomicAdd(&(err)->count, 1) == 0) {                                                            \
+            (err)->line = __LINE__;                                                                                    \
+            (err)->iter = (i);                                                                                         \
+            (err)->got = g_;                                                                                           \
+            (err)->want = w_;                                                                                          \
+        }                                                                                                              \
     } while (0)
 #define DCHECK_EQ(err, got_, want_) DCHECK_EQ_AT(err, 0u, got_, want_)
 

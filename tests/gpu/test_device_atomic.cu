@@ -121,48 +121,48 @@ __global__ void fetch_kernel(shoal_device_t dev, long long *cells, int right, in
  * its own word at the right neighbour, then a contended fetch_add / add /
  * fetch_inc / inc by all threads of all PEs on shared words at PE 0. */
 #define TYPED_THREADS 128
-#define TYPED_KERNEL(T, N)                                                               \
-    __global__ void typed_##N(shoal_device_t dev, T *shared, T *own, int right, dev_err_t *err) \
-    {                                                                                    \
-        T old = 0;                                                                       \
-        DCHECK_EQ(err, shoal_dev_##N##_atomic_fetch_add(dev, &shared[0], (T)1, 0, &old), SHOAL_SUCCESS); \
-        DCHECK_EQ(err, shoal_dev_##N##_atomic_add(dev, &shared[1], (T)2, 0), SHOAL_SUCCESS); \
-        DCHECK_EQ(err, shoal_dev_##N##_atomic_fetch_inc(dev, &shared[2], 0, &old), SHOAL_SUCCESS); \
-        DCHECK_EQ(err, shoal_dev_##N##_atomic_inc(dev, &shared[3], 0), SHOAL_SUCCESS);   \
-        if (threadIdx.x != 0 || blockIdx.x != 0) return; /* one thread owns the sequence */ \
-        T *w = &own[dev.my_pe];                                                          \
-        DCHECK_EQ(err, shoal_dev_##N##_atomic_set(dev, w, (T)5, right), SHOAL_SUCCESS);  \
-        DCHECK_EQ(err, shoal_dev_##N##_atomic_fetch(dev, w, right, &old), SHOAL_SUCCESS); \
-        DCHECK_EQ(err, old, 5);                                                          \
-        shoal_dev_##N##_atomic_fetch_add(dev, w, (T)3, right, &old);                     \
-        DCHECK_EQ(err, old, 5);                                                          \
-        shoal_dev_##N##_atomic_compare_swap(dev, w, (T)8, (T)20, right, &old); /* hit */ \
-        DCHECK_EQ(err, old, 8);                                                          \
-        shoal_dev_##N##_atomic_compare_swap(dev, w, (T)7, (T)1, right, &old); /* miss */ \
-        DCHECK_EQ(err, old, 20);                                                         \
-        shoal_dev_##N##_atomic_swap(dev, w, (T)9, right, &old);                          \
-        DCHECK_EQ(err, old, 20);                                                         \
-        shoal_dev_##N##_atomic_fetch_and(dev, w, (T)12, right, &old); /* 9 & 12 = 8 */   \
-        DCHECK_EQ(err, old, 9);                                                          \
-        shoal_dev_##N##_atomic_fetch_or(dev, w, (T)3, right, &old); /* 11 */             \
-        DCHECK_EQ(err, old, 8);                                                          \
-        shoal_dev_##N##_atomic_fetch_xor(dev, w, (T)6, right, &old); /* 13 */            \
-        DCHECK_EQ(err, old, 11);                                                         \
-        shoal_dev_##N##_atomic_and(dev, w, (T)5, right); /* 5 */                         \
-        shoal_dev_##N##_atomic_or(dev, w, (T)2, right);  /* 7 */                         \
-        shoal_dev_##N##_atomic_xor(dev, w, (T)1, right); /* 6 */                         \
-        shoal_dev_##N##_atomic_fetch_inc(dev, w, right, &old); /* 7 */                   \
-        DCHECK_EQ(err, old, 6);                                                          \
-        shoal_dev_##N##_atomic_inc(dev, w, right); /* 8 */                               \
-        shoal_dev_##N##_atomic_add(dev, w, (T)2, right); /* 10 */                        \
-        shoal_dev_##N##_atomic_fetch(dev, w, right, &old);                               \
-        DCHECK_EQ(err, old, 10);                                                         \
-        /* the generic templates on the same word */                                    \
-        shoal_dev_atomic_fetch_add(dev, w, 5, right, &old);                              \
-        DCHECK_EQ(err, old, 10);                                                         \
-        shoal_dev_atomic_compare_swap(dev, w, 15, 40, right, (T *)NULL);                 \
-        shoal_dev_atomic_fetch(dev, w, right, &old);                                     \
-        DCHECK_EQ(err, old, 40);                                                         \
+#define TYPED_KERNEL(T, N)                                                                                             \
+    __global__ void typed_##N(shoal_device_t dev, T *shared, T *own, int right, dev_err_t *err)                        \
+    {                                                                                                                  \
+        T old = 0;                                                                                                     \
+        DCHECK_EQ(err, shoal_dev_##N##_atomic_fetch_add(dev, &shared[0], (T)1, 0, &old), SHOAL_SUCCESS);               \
+        DCHECK_EQ(err, shoal_dev_##N##_atomic_add(dev, &shared[1], (T)2, 0), SHOAL_SUCCESS);                           \
+        DCHECK_EQ(err, shoal_dev_##N##_atomic_fetch_inc(dev, &shared[2], 0, &old), SHOAL_SUCCESS);                     \
+        DCHECK_EQ(err, shoal_dev_##N##_atomic_inc(dev, &shared[3], 0), SHOAL_SUCCESS);                                 \
+        if (threadIdx.x != 0 || blockIdx.x != 0) return; /* one thread owns the sequence */                            \
+        T *w = &own[dev.my_pe];                                                                                        \
+        DCHECK_EQ(err, shoal_dev_##N##_atomic_set(dev, w, (T)5, right), SHOAL_SUCCESS);                                \
+        DCHECK_EQ(err, shoal_dev_##N##_atomic_fetch(dev, w, right, &old), SHOAL_SUCCESS);                              \
+        DCHECK_EQ(err, old, 5);                                                                                        \
+        shoal_dev_##N##_atomic_fetch_add(dev, w, (T)3, right, &old);                                                   \
+        DCHECK_EQ(err, old, 5);                                                                                        \
+        shoal_dev_##N##_atomic_compare_swap(dev, w, (T)8, (T)20, right, &old); /* hit */                               \
+        DCHECK_EQ(err, old, 8);                                                                                        \
+        shoal_dev_##N##_atomic_compare_swap(dev, w, (T)7, (T)1, right, &old); /* miss */                               \
+        DCHECK_EQ(err, old, 20);                                                                                       \
+        shoal_dev_##N##_atomic_swap(dev, w, (T)9, right, &old);                                                        \
+        DCHECK_EQ(err, old, 20);                                                                                       \
+        shoal_dev_##N##_atomic_fetch_and(dev, w, (T)12, right, &old); /* 9 & 12 = 8 */                                 \
+        DCHECK_EQ(err, old, 9);                                                                                        \
+        shoal_dev_##N##_atomic_fetch_or(dev, w, (T)3, right, &old); /* 11 */                                           \
+        DCHECK_EQ(err, old, 8);                                                                                        \
+        shoal_dev_##N##_atomic_fetch_xor(dev, w, (T)6, right, &old); /* 13 */                                          \
+        DCHECK_EQ(err, old, 11);                                                                                       \
+        shoal_dev_##N##_atomic_and(dev, w, (T)5, right);       /* 5 */                                                 \
+        shoal_dev_##N##_atomic_or(dev, w, (T)2, right);        /* 7 */                                                 \
+        shoal_dev_##N##_atomic_xor(dev, w, (T)1, right);       /* 6 */                                                 \
+        shoal_dev_##N##_atomic_fetch_inc(dev, w, right, &old); /* 7 */                                                 \
+        DCHECK_EQ(err, old, 6);                                                                                        \
+        shoal_dev_##N##_atomic_inc(dev, w, right);       /* 8 */                                                       \
+        shoal_dev_##N##_atomic_add(dev, w, (T)2, right); /* 10 */                                                      \
+        shoal_dev_##N##_atomic_fetch(dev, w, right, &old);                                                             \
+        DCHECK_EQ(err, old, 10);                                                                                       \
+        /* the generic templates on the same word */                                                                   \
+        shoal_dev_atomic_fetch_add(dev, w, 5, right, &old);                                                            \
+        DCHECK_EQ(err, old, 10);                                                                                       \
+        shoal_dev_atomic_compare_swap(dev, w, 15, 40, right, (T *)NULL);                                               \
+        shoal_dev_atomic_fetch(dev, w, right, &old);                                                                   \
+        DCHECK_EQ(err, old, 40);                                                                                       \
     }
 SHOAL_DEV_AMO_TYPES(TYPED_KERNEL)
 
@@ -197,29 +197,30 @@ template <typename T> static T read_word(const T *d)
     return v;
 }
 
-#define RUN_TYPED(T, N)                                                                  \
-    {                                                                                    \
-        T *shared = (T *)shoal_calloc(sh, 4, sizeof(T));                                 \
-        T *own = (T *)shoal_calloc(sh, (size_t)npes, sizeof(T));                         \
-        CHECK_MSG(shared != NULL && own != NULL, "shoal_calloc: %s", shoal_last_error(sh)); \
-        SH_OK(sh, shoal_barrier_all(sh));                                                \
-        typed_##N<<<2, TYPED_THREADS>>>(dev, shared, own, right, err);                   \
-        CUDA_OK(cudaDeviceSynchronize());                                                \
-        check_dev_err(err, "typed atomics " #N);                                         \
-        SH_OK(sh, shoal_barrier_all(sh));                                                \
-        if (me == 0) {                                                                   \
-            T h[4];                                                                      \
-            CUDA_OK(cudaMemcpy(h, shared, sizeof(h), cudaMemcpyDeviceToHost));           \
-            long long n = (long long)npes * 2 * TYPED_THREADS;                           \
-            CHECK_MSG((long long)h[0] == n && (long long)h[1] == 2 * n && (long long)h[2] == n && (long long)h[3] == n, \
-                      #N ": contended totals %lld %lld %lld %lld, expected %lld %lld %lld %lld", (long long)h[0], \
-                      (long long)h[1], (long long)h[2], (long long)h[3], n, 2 * n, n, n); \
-        }                                                                                \
-        CHECK_EQ_INT(read_word(&own[left]), 40);                                         \
-        SH_OK(sh, shoal_barrier_all(sh));                                                \
-        SH_OK(sh, shoal_free(sh, own));                                                  \
-        SH_OK(sh, shoal_free(sh, shared));                                               \
-        ntyped++;                                                                        \
+#define RUN_TYPED(T, N)                                                                                                \
+    {                                                                                                                  \
+        T *shared = (T *)shoal_calloc(sh, 4, sizeof(T));                                                               \
+        T *own = (T *)shoal_calloc(sh, (size_t)npes, sizeof(T));                                                       \
+        CHECK_MSG(shared != NULL && own != NULL, "shoal_calloc: %s", shoal_last_error(sh));                            \
+        SH_OK(sh, shoal_barrier_all(sh));                                                                              \
+        typed_##N<<<2, TYPED_THREADS>>>(dev, shared, own, right, err);                                                 \
+        CUDA_OK(cudaDeviceSynchronize());                                                                              \
+        check_dev_err(err, "typed atomics " #N);                                                                       \
+        SH_OK(sh, shoal_barrier_all(sh));                                                                              \
+        if (me == 0) {                                                                                                 \
+            T h[4];                                                                                                    \
+            CUDA_OK(cudaMemcpy(h, shared, sizeof(h), cudaMemcpyDeviceToHost));                                         \
+            long long n = (long long)npes * 2 * TYPED_THREADS;                                                         \
+            CHECK_MSG((long long)h[0] == n && (long long)h[1] == 2 * n && (long long)h[2] == n &&                      \
+                          (long long)h[3] == n,                                                                        \
+                      #N ": contended totals %lld %lld %lld %lld, expected %lld %lld %lld %lld", (long long)h[0],      \
+                      (long long)h[1], (long long)h[2], (long long)h[3], n, 2 * n, n, n);                              \
+        }                                                                                                              \
+        CHECK_EQ_INT(read_word(&own[left]), 40);                                                                       \
+        SH_OK(sh, shoal_barrier_all(sh));                                                                              \
+        SH_OK(sh, shoal_free(sh, own));                                                                                \
+        SH_OK(sh, shoal_free(sh, shared));                                                                             \
+        ntyped++;                                                                                                      \
     }
 
 int main(int argc, char **argv)
@@ -335,7 +336,8 @@ int main(int argc, char **argv)
         CUDA_OK(cudaDeviceSynchronize());
         check_dev_err(err, "swap");
         SH_OK(sh, shoal_barrier_all(sh));
-        unsigned *mine = (unsigned *)malloc(SWAP_THREADS * sizeof(unsigned)), *all = (unsigned *)malloc(n * sizeof(unsigned));
+        unsigned *mine = (unsigned *)malloc(SWAP_THREADS * sizeof(unsigned)),
+                 *all = (unsigned *)malloc(n * sizeof(unsigned));
         char *seen = (char *)calloc(n + 1, 1);
         CHECK(mine && all && seen);
         CUDA_OK(cudaMemcpy(mine, taken, SWAP_THREADS * sizeof(unsigned), cudaMemcpyDeviceToHost));

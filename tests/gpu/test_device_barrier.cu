@@ -109,8 +109,8 @@ int main(int argc, char **argv)
     CUDA_OK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, cuda_dev));
     CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cuda_dev));
     CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_barrier_kernel, block_threads, 0));
-    CHECK_MSG(coop && per_sm > 0, "device %d: no cooperative launch (%d) or no room for the kernel (%d)", cuda_dev, coop,
-              per_sm);
+    CHECK_MSG(coop && per_sm > 0, "device %d: no cooperative launch (%d) or no room for the kernel (%d)", cuda_dev,
+              coop, per_sm);
     int grid = sms; /* one block per SM: every SM takes part */
 
     /* box: 2 slots of one word per thread of the grid kernel */

@@ -28,22 +28,66 @@
 
 /* The calls, one a case: st[case * LANES + lane]. */
 enum {
-    C_PUT_PE_HIGH, C_PUT_PE_NEG, C_GET_PE, C_P_PE, C_G_PE, C_AMO_PE, C_SIGNAL_PE, C_PUT_SIGNAL_PE, C_PUT_BLOCK_PE,
-    C_PUT_WARP_PE, C_GET_WARP_PE, C_PUT_NBI_PE,
-    C_PUT_OUTSIDE, C_GET_OUTSIDE, C_PUT_STRADDLE, C_PUT_BEFORE, C_PUT_HUGE, C_TYPED_OVERFLOW, C_P_OUTSIDE,
-    C_G_STRADDLE, C_AMO_OUTSIDE, C_PUT_BLOCK_OUTSIDE, C_GET_WARP_OUTSIDE, C_PUT_SIGNAL_SIG_OUTSIDE,
-    C_PUT_SIGNAL_DATA_OUTSIDE, C_AMO_MISALIGNED, C_SIGNAL_BAD_OP, C_PUT_SIGNAL_BAD_OP, C_PTR,
+    C_PUT_PE_HIGH,
+    C_PUT_PE_NEG,
+    C_GET_PE,
+    C_P_PE,
+    C_G_PE,
+    C_AMO_PE,
+    C_SIGNAL_PE,
+    C_PUT_SIGNAL_PE,
+    C_PUT_BLOCK_PE,
+    C_PUT_WARP_PE,
+    C_GET_WARP_PE,
+    C_PUT_NBI_PE,
+    C_PUT_OUTSIDE,
+    C_GET_OUTSIDE,
+    C_PUT_STRADDLE,
+    C_PUT_BEFORE,
+    C_PUT_HUGE,
+    C_TYPED_OVERFLOW,
+    C_P_OUTSIDE,
+    C_G_STRADDLE,
+    C_AMO_OUTSIDE,
+    C_PUT_BLOCK_OUTSIDE,
+    C_GET_WARP_OUTSIDE,
+    C_PUT_SIGNAL_SIG_OUTSIDE,
+    C_PUT_SIGNAL_DATA_OUTSIDE,
+    C_AMO_MISALIGNED,
+    C_SIGNAL_BAD_OP,
+    C_PUT_SIGNAL_BAD_OP,
+    C_PTR,
     N_CASES
 };
-static const char *case_name[N_CASES] = {
-    "put, pe = n_pes", "put, pe = -1", "get, pe = n_pes", "p, pe = n_pes", "g, pe = -1", "atomic, pe = n_pes",
-    "signal_op, pe = n_pes", "put_signal, pe = n_pes", "put_block, pe = n_pes", "put_warp, pe = n_pes",
-    "get_warp, pe = -1", "put_nbi, pe = n_pes",
-    "put to memory outside the heap", "get from memory outside the heap", "put across the heap's end",
-    "put just before the heap", "put of SIZE_MAX bytes", "int put of SIZE_MAX / 2 elements", "p outside the heap",
-    "g across the heap's end", "atomic outside the heap", "put_block outside the heap", "get_warp outside the heap",
-    "put_signal, signal word outside the heap", "put_signal, data outside the heap", "misaligned atomic",
-    "signal_op with an unknown op", "put_signal with an unknown op", "shoal_dev_ptr results"};
+static const char *case_name[N_CASES] = {"put, pe = n_pes",
+                                         "put, pe = -1",
+                                         "get, pe = n_pes",
+                                         "p, pe = n_pes",
+                                         "g, pe = -1",
+                                         "atomic, pe = n_pes",
+                                         "signal_op, pe = n_pes",
+                                         "put_signal, pe = n_pes",
+                                         "put_block, pe = n_pes",
+                                         "put_warp, pe = n_pes",
+                                         "get_warp, pe = -1",
+                                         "put_nbi, pe = n_pes",
+                                         "put to memory outside the heap",
+                                         "get from memory outside the heap",
+                                         "put across the heap's end",
+                                         "put just before the heap",
+                                         "put of SIZE_MAX bytes",
+                                         "int put of SIZE_MAX / 2 elements",
+                                         "p outside the heap",
+                                         "g across the heap's end",
+                                         "atomic outside the heap",
+                                         "put_block outside the heap",
+                                         "get_warp outside the heap",
+                                         "put_signal, signal word outside the heap",
+                                         "put_signal, data outside the heap",
+                                         "misaligned atomic",
+                                         "signal_op with an unknown op",
+                                         "put_signal with an unknown op",
+                                         "shoal_dev_ptr results"};
 
 /* Every lane makes every call (warp and block calls with the same
  * arguments on all lanes). outside: device memory not in the heap. */
@@ -96,10 +140,31 @@ __global__ void error_kernel(shoal_device_t dev, char *sym, char *outside, int p
 }
 
 /* Calls towards an unreachable PE (dev's tables say so), the barriers too. */
-enum { U_PUT, U_GET, U_P, U_G, U_AMO, U_SIGNAL, U_PUT_SIGNAL_BLOCK, U_PUT_BLOCK, U_BARRIER_BLOCK, U_PTR, U_PE_FIRST,
-       N_UCASES };
-static const char *ucase_name[N_UCASES] = {"put", "get", "p", "g", "atomic", "signal_op", "put_signal_block",
-                                           "put_block", "barrier_all_block", "shoal_dev_ptr", "put, pe = n_pes"};
+enum {
+    U_PUT,
+    U_GET,
+    U_P,
+    U_G,
+    U_AMO,
+    U_SIGNAL,
+    U_PUT_SIGNAL_BLOCK,
+    U_PUT_BLOCK,
+    U_BARRIER_BLOCK,
+    U_PTR,
+    U_PE_FIRST,
+    N_UCASES
+};
+static const char *ucase_name[N_UCASES] = {"put",
+                                           "get",
+                                           "p",
+                                           "g",
+                                           "atomic",
+                                           "signal_op",
+                                           "put_signal_block",
+                                           "put_block",
+                                           "barrier_all_block",
+                                           "shoal_dev_ptr",
+                                           "put, pe = n_pes"};
 __global__ void unreachable_kernel(shoal_device_t dev, char *sym, char *local, int pe, int *st)
 {
     int *r = st + threadIdx.x;
@@ -192,8 +257,10 @@ int main(int argc, char **argv)
     cfg.heap_kind = SHOAL_HEAP_GPU;
     cfg.heap_size = (size_t)16 << 20;
     rc = shoal_init(MPI_COMM_WORLD, &cfg, &sh);
-    if (rc == SHOAL_ERR_UNSUPPORTED && ((disable != NULL && strstr(disable, "cuda_ipc") != NULL) || node_size != NULL)) {
-        check_note("GPU heap without cuda_ipc between the PEs not available here (%s): skipped", shoal_last_error(NULL));
+    if (rc == SHOAL_ERR_UNSUPPORTED &&
+        ((disable != NULL && strstr(disable, "cuda_ipc") != NULL) || node_size != NULL)) {
+        check_note("GPU heap without cuda_ipc between the PEs not available here (%s): skipped",
+                   shoal_last_error(NULL));
         MPI_Finalize();
         return TEST_SKIP;
     }

@@ -30,18 +30,18 @@ static __device__ int do_rma(const shoal_device_t &dev, int op, int scope, void 
                              int pe)
 {
     switch (scope * N_OPS + op) {
-    case SC_THREAD * N_OPS + OP_PUT: return shoal_dev_put(dev, dest, src, n, pe);
-    case SC_THREAD * N_OPS + OP_PUT_NBI: return shoal_dev_put_nbi(dev, dest, src, n, pe);
-    case SC_THREAD * N_OPS + OP_GET: return shoal_dev_get(dev, dest, src, n, pe);
-    case SC_THREAD * N_OPS + OP_GET_NBI: return shoal_dev_get_nbi(dev, dest, src, n, pe);
-    case SC_WARP * N_OPS + OP_PUT: return shoal_dev_put_warp(dev, dest, src, n, pe);
-    case SC_WARP * N_OPS + OP_PUT_NBI: return shoal_dev_put_nbi_warp(dev, dest, src, n, pe);
-    case SC_WARP * N_OPS + OP_GET: return shoal_dev_get_warp(dev, dest, src, n, pe);
-    case SC_WARP * N_OPS + OP_GET_NBI: return shoal_dev_get_nbi_warp(dev, dest, src, n, pe);
-    case SC_BLOCK * N_OPS + OP_PUT: return shoal_dev_put_block(dev, dest, src, n, pe);
-    case SC_BLOCK * N_OPS + OP_PUT_NBI: return shoal_dev_put_nbi_block(dev, dest, src, n, pe);
-    case SC_BLOCK * N_OPS + OP_GET: return shoal_dev_get_block(dev, dest, src, n, pe);
-    case SC_BLOCK * N_OPS + OP_GET_NBI: return shoal_dev_get_nbi_block(dev, dest, src, n, pe);
+    case SC_THREAD *N_OPS + OP_PUT: return shoal_dev_put(dev, dest, src, n, pe);
+    case SC_THREAD *N_OPS + OP_PUT_NBI: return shoal_dev_put_nbi(dev, dest, src, n, pe);
+    case SC_THREAD *N_OPS + OP_GET: return shoal_dev_get(dev, dest, src, n, pe);
+    case SC_THREAD *N_OPS + OP_GET_NBI: return shoal_dev_get_nbi(dev, dest, src, n, pe);
+    case SC_WARP *N_OPS + OP_PUT: return shoal_dev_put_warp(dev, dest, src, n, pe);
+    case SC_WARP *N_OPS + OP_PUT_NBI: return shoal_dev_put_nbi_warp(dev, dest, src, n, pe);
+    case SC_WARP *N_OPS + OP_GET: return shoal_dev_get_warp(dev, dest, src, n, pe);
+    case SC_WARP *N_OPS + OP_GET_NBI: return shoal_dev_get_nbi_warp(dev, dest, src, n, pe);
+    case SC_BLOCK *N_OPS + OP_PUT: return shoal_dev_put_block(dev, dest, src, n, pe);
+    case SC_BLOCK *N_OPS + OP_PUT_NBI: return shoal_dev_put_nbi_block(dev, dest, src, n, pe);
+    case SC_BLOCK *N_OPS + OP_GET: return shoal_dev_get_block(dev, dest, src, n, pe);
+    case SC_BLOCK *N_OPS + OP_GET_NBI: return shoal_dev_get_nbi_block(dev, dest, src, n, pe);
     }
     return -1000;
 }
@@ -71,82 +71,82 @@ __global__ void rma_kernel(shoal_device_t dev, int op, int scope, char *dest, co
 
 /* ---- typed functions: every type but long double (no device value) ---- */
 
-#define VALUE_TYPES(X)                                                                   \
-    X(float, float)                                                                      \
-    X(double, double)                                                                    \
-    X(char, char)                                                                        \
-    X(signed char, schar)                                                                \
-    X(short, short)                                                                      \
-    X(int, int)                                                                          \
-    X(long, long)                                                                        \
-    X(long long, longlong)                                                               \
-    X(unsigned char, uchar)                                                              \
-    X(unsigned short, ushort)                                                            \
-    X(unsigned int, uint)                                                                \
-    X(unsigned long, ulong)                                                              \
-    X(unsigned long long, ulonglong)                                                     \
-    X(int8_t, int8)                                                                      \
-    X(int16_t, int16)                                                                    \
-    X(int32_t, int32)                                                                    \
-    X(int64_t, int64)                                                                    \
-    X(uint8_t, uint8)                                                                    \
-    X(uint16_t, uint16)                                                                  \
-    X(uint32_t, uint32)                                                                  \
-    X(uint64_t, uint64)                                                                  \
-    X(size_t, size)                                                                      \
+#define VALUE_TYPES(X)                                                                                                 \
+    X(float, float)                                                                                                    \
+    X(double, double)                                                                                                  \
+    X(char, char)                                                                                                      \
+    X(signed char, schar)                                                                                              \
+    X(short, short)                                                                                                    \
+    X(int, int)                                                                                                        \
+    X(long, long)                                                                                                      \
+    X(long long, longlong)                                                                                             \
+    X(unsigned char, uchar)                                                                                            \
+    X(unsigned short, ushort)                                                                                          \
+    X(unsigned int, uint)                                                                                              \
+    X(unsigned long, ulong)                                                                                            \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int8_t, int8)                                                                                                    \
+    X(int16_t, int16)                                                                                                  \
+    X(int32_t, int32)                                                                                                  \
+    X(int64_t, int64)                                                                                                  \
+    X(uint8_t, uint8)                                                                                                  \
+    X(uint16_t, uint16)                                                                                                \
+    X(uint32_t, uint32)                                                                                                \
+    X(uint64_t, uint64)                                                                                                \
+    X(size_t, size)                                                                                                    \
     X(ptrdiff_t, ptrdiff)
 
-#define TN 97    /* elements of each region (odd) */
-#define TREG 7   /* regions: one per function */
+#define TN 97  /* elements of each region (odd) */
+#define TREG 7 /* regions: one per function */
 #define TBLOCK 128
 
 /* Value i of PE pe's data: small, exact in every type. */
-#define TVAL(T, pe, i) ((T)((((pe) * 31 + (i) * 7) % 120) + 1))
+#define TVAL(T, pe, i) ((T)((((pe)*31 + (i)*7) % 120) + 1))
 
 /* typed_put_N: on pe's sym, region r gets src through function r;
  * typed_get_N: region r of pe's sym comes back into dst through function r. */
-#define TYPED_KERNELS(T, N)                                                              \
-    __global__ void typed_put_##N(shoal_device_t dev, T *sym, const T *src, int pe, int *st) \
-    {                                                                                    \
-        unsigned t = threadIdx.x;                                                        \
-        if (t == 0) st[0] = shoal_dev_##N##_put(dev, sym + 0 * TN, src, TN, pe);         \
-        if (t == 0) st[1] = shoal_dev_##N##_put_nbi(dev, sym + 1 * TN, src, TN, pe);     \
-        if (t < 32) st[2] = shoal_dev_##N##_put_warp(dev, sym + 2 * TN, src, TN, pe);    \
-        if (t >= 32 && t < 64) st[3] = shoal_dev_##N##_put_nbi_warp(dev, sym + 3 * TN, src, TN, pe); \
-        int rc = shoal_dev_##N##_put_block(dev, sym + 4 * TN, src, TN, pe);              \
-        if (t == 0) st[4] = rc;                                                          \
-        rc = shoal_dev_##N##_put_nbi_block(dev, sym + 5 * TN, src, TN, pe);              \
-        if (t == 0) st[5] = rc;                                                          \
-        if (t < TN) {                                                                    \
-            rc = shoal_dev_##N##_p(dev, sym + 6 * TN + t, src[t], pe);                   \
-            if (rc != SHOAL_SUCCESS) st[6] = rc;                                         \
-        }                                                                                \
-        shoal_dev_quiet();                                                               \
-    }                                                                                    \
-    __global__ void typed_get_##N(shoal_device_t dev, T *dst, const T *sym, int pe, int *st) \
-    {                                                                                    \
-        unsigned t = threadIdx.x;                                                        \
-        if (t == 0) st[0] = shoal_dev_##N##_get(dev, dst + 0 * TN, sym + 0 * TN, TN, pe); \
-        if (t == 0) st[1] = shoal_dev_##N##_get_nbi(dev, dst + 1 * TN, sym + 1 * TN, TN, pe); \
-        if (t < 32) st[2] = shoal_dev_##N##_get_warp(dev, dst + 2 * TN, sym + 2 * TN, TN, pe); \
-        if (t >= 32 && t < 64) st[3] = shoal_dev_##N##_get_nbi_warp(dev, dst + 3 * TN, sym + 3 * TN, TN, pe); \
-        int rc = shoal_dev_##N##_get_block(dev, dst + 4 * TN, sym + 4 * TN, TN, pe);    \
-        if (t == 0) st[4] = rc;                                                          \
-        rc = shoal_dev_##N##_get_nbi_block(dev, dst + 5 * TN, sym + 5 * TN, TN, pe);    \
-        if (t == 0) st[5] = rc;                                                          \
-        if (t < TN) {                                                                    \
-            rc = shoal_dev_##N##_g(dev, dst + 6 * TN + t, sym + 6 * TN + t, pe);         \
-            if (rc != SHOAL_SUCCESS) st[6] = rc;                                         \
-        }                                                                                \
-        shoal_dev_quiet();                                                               \
+#define TYPED_KERNELS(T, N)                                                                                            \
+    __global__ void typed_put_##N(shoal_device_t dev, T *sym, const T *src, int pe, int *st)                           \
+    {                                                                                                                  \
+        unsigned t = threadIdx.x;                                                                                      \
+        if (t == 0) st[0] = shoal_dev_##N##_put(dev, sym + 0 * TN, src, TN, pe);                                       \
+        if (t == 0) st[1] = shoal_dev_##N##_put_nbi(dev, sym + 1 * TN, src, TN, pe);                                   \
+        if (t < 32) st[2] = shoal_dev_##N##_put_warp(dev, sym + 2 * TN, src, TN, pe);                                  \
+        if (t >= 32 && t < 64) st[3] = shoal_dev_##N##_put_nbi_warp(dev, sym + 3 * TN, src, TN, pe);                   \
+        int rc = shoal_dev_##N##_put_block(dev, sym + 4 * TN, src, TN, pe);                                            \
+        if (t == 0) st[4] = rc;                                                                                        \
+        rc = shoal_dev_##N##_put_nbi_block(dev, sym + 5 * TN, src, TN, pe);                                            \
+        if (t == 0) st[5] = rc;                                                                                        \
+        if (t < TN) {                                                                                                  \
+            rc = shoal_dev_##N##_p(dev, sym + 6 * TN + t, src[t], pe);                                                 \
+            if (rc != SHOAL_SUCCESS) st[6] = rc;                                                                       \
+        }                                                                                                              \
+        shoal_dev_quiet();                                                                                             \
+    }                                                                                                                  \
+    __global__ void typed_get_##N(shoal_device_t dev, T *dst, const T *sym, int pe, int *st)                           \
+    {                                                                                                                  \
+        unsigned t = threadIdx.x;                                                                                      \
+        if (t == 0) st[0] = shoal_dev_##N##_get(dev, dst + 0 * TN, sym + 0 * TN, TN, pe);                              \
+        if (t == 0) st[1] = shoal_dev_##N##_get_nbi(dev, dst + 1 * TN, sym + 1 * TN, TN, pe);                          \
+        if (t < 32) st[2] = shoal_dev_##N##_get_warp(dev, dst + 2 * TN, sym + 2 * TN, TN, pe);                         \
+        if (t >= 32 && t < 64) st[3] = shoal_dev_##N##_get_nbi_warp(dev, dst + 3 * TN, sym + 3 * TN, TN, pe);          \
+        int rc = shoal_dev_##N##_get_block(dev, dst + 4 * TN, sym + 4 * TN, TN, pe);                                   \
+        if (t == 0) st[4] = rc;                                                                                        \
+        rc = shoal_dev_##N##_get_nbi_block(dev, dst + 5 * TN, sym + 5 * TN, TN, pe);                                   \
+        if (t == 0) st[5] = rc;                                                                                        \
+        if (t < TN) {                                                                                                  \
+            rc = shoal_dev_##N##_g(dev, dst + 6 * TN + t, sym + 6 * TN + t, pe);                                       \
+            if (rc != SHOAL_SUCCESS) st[6] = rc;                                                                       \
+        }                                                                                                              \
+        shoal_dev_quiet();                                                                                             \
     }
 VALUE_TYPES(TYPED_KERNELS)
 
 #define LD_HOST_SIZE 16 /* sizeof(long double) on the x86-64 host */
 
 /* Generic templates and long double moved as bytes. */
-__global__ void generic_kernel(shoal_device_t dev, long *cells, long double *ld_sym, const long double *ld_src,
-                               int pe, int *st)
+__global__ void generic_kernel(shoal_device_t dev, long *cells, long double *ld_sym, const long double *ld_src, int pe,
+                               int *st)
 {
     long v = -1;
     st[0] = shoal_dev_p(dev, &cells[0], 4242, pe); /* 4242 converts to long */
@@ -193,7 +193,8 @@ static void check_region(const char *d, size_t off, size_t n, int pe, int kase, 
     CUDA_OK(cudaMemcpy(h, d, total, cudaMemcpyDeviceToHost));
     test_pattern(want, 0, n, 77, (uint64_t)pe, (uint64_t)kase);
     for (size_t i = 0; i < off; i++)
-        CHECK_MSG(h[i] == GUARD_BYTE, "%s: guard byte %zu before the target was overwritten (%#x)", what, off - i, h[i]);
+        CHECK_MSG(h[i] == GUARD_BYTE, "%s: guard byte %zu before the target was overwritten (%#x)", what, off - i,
+                  h[i]);
     long long diff = check_first_diff(h + off, want, n);
     CHECK_MSG(diff < 0, "%s: byte %lld of %zu is %#x, expected %#x", what, diff, n, diff < 0 ? 0 : h[off + diff],
               diff < 0 ? 0 : want[diff]);
@@ -250,37 +251,37 @@ static void run_case(shoal_t sh, const shoal_device_t &dev, int op, int scope, i
     SH_OK(sh, shoal_barrier_all(sh));
 }
 
-#define RUN_TYPED(T, N)                                                                  \
-    {                                                                                    \
-        T hsrc[TN], hgot[TREG * TN];                                                     \
-        T *sym = (T *)shoal_malloc(sh, sizeof(T) * TREG * TN);                           \
-        CHECK_MSG(sym != NULL, "shoal_malloc: %s", shoal_last_error(sh));                \
-        for (int i = 0; i < TN; i++) hsrc[i] = TVAL(T, me, i);                           \
-        CUDA_OK(cudaMemcpy(tsrc, hsrc, sizeof(hsrc), cudaMemcpyHostToDevice));           \
-        CUDA_OK(cudaMemset(sym, 0, sizeof(T) * TREG * TN));                              \
-        CUDA_OK(cudaMemset(d_status, 0, sizeof(int) * TREG));                            \
-        CUDA_OK(cudaDeviceSynchronize());                                                \
-        SH_OK(sh, shoal_barrier_all(sh));                                                \
-        typed_put_##N<<<1, TBLOCK>>>(dev, sym, (const T *)tsrc, right, d_status);        \
-        CUDA_OK(cudaDeviceSynchronize());                                                \
-        check_status(d_status, TREG, "typed put " #N);                                   \
-        SH_OK(sh, shoal_barrier_all(sh));                                                \
-        CUDA_OK(cudaMemcpy(hgot, sym, sizeof(hgot), cudaMemcpyDeviceToHost));            \
-        for (int r = 0; r < TREG; r++)                                                   \
-            for (int i = 0; i < TN; i++)                                                 \
-                CHECK_MSG(hgot[r * TN + i] == TVAL(T, left, i), "typed put " #N ": region %d element %d", r, i); \
-        /* right's sym holds what I put: get it back */                                 \
-        CUDA_OK(cudaMemset(tdst, 0, sizeof(T) * TREG * TN));                             \
-        typed_get_##N<<<1, TBLOCK>>>(dev, (T *)tdst, sym, right, d_status);              \
-        CUDA_OK(cudaDeviceSynchronize());                                                \
-        check_status(d_status, TREG, "typed get " #N);                                   \
-        CUDA_OK(cudaMemcpy(hgot, tdst, sizeof(hgot), cudaMemcpyDeviceToHost));           \
-        for (int r = 0; r < TREG; r++)                                                   \
-            for (int i = 0; i < TN; i++)                                                 \
-                CHECK_MSG(hgot[r * TN + i] == TVAL(T, me, i), "typed get " #N ": region %d element %d", r, i); \
-        SH_OK(sh, shoal_barrier_all(sh));                                                \
-        SH_OK(sh, shoal_free(sh, sym));                                                  \
-        ntyped++;                                                                        \
+#define RUN_TYPED(T, N)                                                                                                \
+    {                                                                                                                  \
+        T hsrc[TN], hgot[TREG * TN];                                                                                   \
+        T *sym = (T *)shoal_malloc(sh, sizeof(T) * TREG * TN);                                                         \
+        CHECK_MSG(sym != NULL, "shoal_malloc: %s", shoal_last_error(sh));                                              \
+        for (int i = 0; i < TN; i++) hsrc[i] = TVAL(T, me, i);                                                         \
+        CUDA_OK(cudaMemcpy(tsrc, hsrc, sizeof(hsrc), cudaMemcpyHostToDevice));                                         \
+        CUDA_OK(cudaMemset(sym, 0, sizeof(T) * TREG * TN));                                                            \
+        CUDA_OK(cudaMemset(d_status, 0, sizeof(int) * TREG));                                                          \
+        CUDA_OK(cudaDeviceSynchronize());                                                                              \
+        SH_OK(sh, shoal_barrier_all(sh));                                                                              \
+        typed_put_##N<<<1, TBLOCK>>>(dev, sym, (const T *)tsrc, right, d_status);                                      \
+        CUDA_OK(cudaDeviceSynchronize());                                                                              \
+        check_status(d_status, TREG, "typed put " #N);                                                                 \
+        SH_OK(sh, shoal_barrier_all(sh));                                                                              \
+        CUDA_OK(cudaMemcpy(hgot, sym, sizeof(hgot), cudaMemcpyDeviceToHost));                                          \
+        for (int r = 0; r < TREG; r++)                                                                                 \
+            for (int i = 0; i < TN; i++)                                                                               \
+                CHECK_MSG(hgot[r * TN + i] == TVAL(T, left, i), "typed put " #N ": region %d element %d", r, i);       \
+        /* right's sym holds what I put: get it back */                                                                \
+        CUDA_OK(cudaMemset(tdst, 0, sizeof(T) * TREG * TN));                                                           \
+        typed_get_##N<<<1, TBLOCK>>>(dev, (T *)tdst, sym, right, d_status);                                            \
+        CUDA_OK(cudaDeviceSynchronize());                                                                              \
+        check_status(d_status, TREG, "typed get " #N);                                                                 \
+        CUDA_OK(cudaMemcpy(hgot, tdst, sizeof(hgot), cudaMemcpyDeviceToHost));                                         \
+        for (int r = 0; r < TREG; r++)                                                                                 \
+            for (int i = 0; i < TN; i++)                                                                               \
+                CHECK_MSG(hgot[r * TN + i] == TVAL(T, me, i), "typed get " #N ": region %d element %d", r, i);         \
+        SH_OK(sh, shoal_barrier_all(sh));                                                                              \
+        SH_OK(sh, shoal_free(sh, sym));                                                                                \
+        ntyped++;                                                                                                      \
     }
 
 int main(int argc, char **argv)
@@ -408,7 +409,8 @@ int main(int argc, char **argv)
             far.near_ctrl[k] = NULL;
         }
         run_case(sh, far, OP_PUT, SC_THREAD, 2, 64, 4099, 1, 5, sym_dst, sym_src, loc_src, loc_dst, d_status, kase++);
-        run_case(sh, far, OP_GET, SC_BLOCK, 3, 256, 65541, 16, 48, sym_dst, sym_src, loc_src, loc_dst, d_status, kase++);
+        run_case(sh, far, OP_GET, SC_BLOCK, 3, 256, 65541, 16, 48, sym_dst, sym_src, loc_src, loc_dst, d_status,
+                 kase++);
         run_case(sh, far, OP_PUT_NBI, SC_WARP, 2, 100, 4096, 0, 0, sym_dst, sym_src, loc_src, loc_dst, d_status,
                  kase++);
         check_note("near window [%d, %d), barrier_ok %d; puts and gets through the device arrays alone passed",

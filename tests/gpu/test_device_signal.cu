@@ -72,8 +72,8 @@ __global__ void put_signal_kernel(shoal_device_t dev, int scope, int op, unsigne
 __constant__ long long case_init[NCASES] = {0, 5, 3, 3, 3, 3, 9};
 __constant__ long long case_final[NCASES] = {7, 6, 10, 4, 1, 1, 9};
 __constant__ long long case_value[NCASES] = {7, 5, 3, 4, 2, 1, 0};
-__constant__ int case_cmp[NCASES] = {SHOAL_CMP_EQ, SHOAL_CMP_NE, SHOAL_CMP_GT, SHOAL_CMP_GE,
-                                     SHOAL_CMP_LT, SHOAL_CMP_LE, 99 /* unknown: at once */};
+__constant__ int case_cmp[NCASES] =
+    {SHOAL_CMP_EQ, SHOAL_CMP_NE, SHOAL_CMP_GT, SHOAL_CMP_GE, SHOAL_CMP_LT, SHOAL_CMP_LE, 99 /* unknown: at once */};
 
 enum { W_INT, W_LONGLONG, W_UINT64, W_SIGNAL, W_KINDS };
 
@@ -148,7 +148,8 @@ __global__ void init_kernel(int *iw, long long *lw, uint64_t *uw, uint64_t *sw)
 __global__ void signal_add_kernel(shoal_device_t dev, uint64_t *sig, dev_err_t *err)
 {
     DCHECK_EQ(err, shoal_dev_signal_op(dev, sig, 1, SHOAL_SIGNAL_ADD, 0), SHOAL_SUCCESS);
-    if (threadIdx.x == 0) DCHECK_EQ(err, shoal_dev_put_signal(dev, sig, sig, 0, sig, 1, SHOAL_SIGNAL_ADD, 0), SHOAL_SUCCESS);
+    if (threadIdx.x == 0)
+        DCHECK_EQ(err, shoal_dev_put_signal(dev, sig, sig, 0, sig, 1, SHOAL_SIGNAL_ADD, 0), SHOAL_SUCCESS);
 }
 
 int main(int argc, char **argv)
@@ -189,14 +190,15 @@ int main(int argc, char **argv)
                 CUDA_OK(cudaDeviceSynchronize());
                 SH_OK(sh, shoal_barrier_all(sh));
                 double t0 = MPI_Wtime();
-                put_signal_kernel<<<2, 256>>>(dev, scope, op, rounds, words, data, &sigs[0], &sigs[1], src, right,
-                                              left, err);
+                put_signal_kernel<<<2, 256>>>(dev, scope, op, rounds, words, data, &sigs[0], &sigs[1], src, right, left,
+                                              err);
                 CUDA_OK(cudaGetLastError());
                 CUDA_OK(cudaDeviceSynchronize());
                 double t = MPI_Wtime() - t0;
                 char what[96];
                 snprintf(what, sizeof(what), "put_signal%s%s, %s, %zu bytes", scope == SC_THREAD ? "" : "_",
-                         scope == SC_THREAD ? "" : scope_name[scope], op == SHOAL_SIGNAL_SET ? "SET" : "ADD", words * 8);
+                         scope == SC_THREAD ? "" : scope_name[scope], op == SHOAL_SIGNAL_SET ? "SET" : "ADD",
+                         words * 8);
                 check_dev_err(err, what);
                 check_note("%s: %u rounds in order (%.2f us a round)", what, rounds, t * 1e6 / rounds);
                 SH_OK(sh, shoal_barrier_all(sh));

@@ -102,9 +102,7 @@ int main(int argc, char **argv)
                      MPI_SUCCESS);
         for (int pe = 0; pe < npes; pe++) {
             bool same = pe != me && all[pe].node == mine.node && memcmp(all[pe].uuid, mine.uuid, 16) == 0;
-            int want = !same ? SHOAL_GPU_SEPARATE
-                       : mine.mps && all[pe].mps ? SHOAL_GPU_SHARED_MPS
-                                                 : SHOAL_GPU_SHARED;
+            int want = !same ? SHOAL_GPU_SEPARATE : mine.mps && all[pe].mps ? SHOAL_GPU_SHARED_MPS : SHOAL_GPU_SHARED;
             int got = shoal_pe_gpu_shared(sh, pe);
             CHECK_MSG(got == want, "shoal_pe_gpu_shared(PE %d) = %d, expected %d (%s GPU, MPS %d here, %d there)", pe,
                       got, want, same ? "one" : "not one", mine.mps, all[pe].mps);

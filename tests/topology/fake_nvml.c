@@ -31,9 +31,9 @@ typedef struct fake_pci {
 typedef struct fake_gpu {
     unsigned bus;
     const char *name;
-    int links;          /* active NVLinks */
-    unsigned remote;    /* bus of what they end on */
-    int remote_type;    /* 0 GPU, 2 switch */
+    int links;       /* active NVLinks */
+    unsigned remote; /* bus of what they end on */
+    int remote_type; /* 0 GPU, 2 switch */
 } fake_gpu_t;
 
 #define VISIBLE __attribute__((visibility("default")))

@@ -20,8 +20,15 @@
 #include "shoal_topo.h"
 #include "topo_internal.h"
 
-enum { LOC = SHOAL_PATH_LOC, NVL = SHOAL_PATH_NVL, PIX = SHOAL_PATH_PIX, PXB = SHOAL_PATH_PXB,
-       PHB = SHOAL_PATH_PHB, NOD = SHOAL_PATH_NODE, SYS = SHOAL_PATH_SYS };
+enum {
+    LOC = SHOAL_PATH_LOC,
+    NVL = SHOAL_PATH_NVL,
+    PIX = SHOAL_PATH_PIX,
+    PXB = SHOAL_PATH_PXB,
+    PHB = SHOAL_PATH_PHB,
+    NOD = SHOAL_PATH_NODE,
+    SYS = SHOAL_PATH_SYS
+};
 
 static char fixture_dir[4096];
 
@@ -285,7 +292,8 @@ static void test_pcie(void)
 static void test_xml_forms(void)
 {
     static const char pcidev[] = "<info name=\"PCIDevice\" value=\"AD102GL [L40S]\"/>";
-    static const char header[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n";
+    static const char header[] =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n";
     static const struct {
         const char *from, *to, *gpu0_name;
     } read_alike[] = {
@@ -296,7 +304,9 @@ static void test_xml_forms(void)
         {pcidev, "<info name=\"PCIDevice\" value=\"AD102GL\n[L40S]\t&#10;\"/>", "AD102GL [L40S] \n"},
         /* comments and processing instructions anywhere, no declaration */
         {header, "<!-- <object type=\"Machine\"> --><?pi x?>\n  ", "AD102GL [L40S]"},
-        {pcidev, "<!-- - --><?pi <info name=\"PCIDevice\" value=\"x\"/> ?>\n" "<info name=\"PCIDevice\" value=\"\xc3\xa9\"/>",
+        {pcidev,
+         "<!-- - --><?pi <info name=\"PCIDevice\" value=\"x\"/> ?>\n"
+         "<info name=\"PCIDevice\" value=\"\xc3\xa9\"/>",
          "\xc3\xa9"},
         {"<topology version=\"2.0\">", "<topology  version=\"2.0\" >", "AD102GL [L40S]"},
         /* text hwloc never reads: dropped, as libxml2 skips it */
@@ -318,8 +328,14 @@ static void test_xml_forms(void)
          "a carriage return written as a reference"},
         {pcidev, "<info name=\"PCIDevice\" name=\"x\"/>", "attribute 'name' given twice"},
         {pcidev, "<info name=\"PCIDevice\"value=\"x\"/>", "attributes not separated by white space"},
-        {pcidev, "junk" "<info name=\"PCIDevice\" value=\"x\"/>", "text beside child elements of <object>"},
-        {pcidev, "<![CDATA[x]]>" "<info name=\"PCIDevice\" value=\"x\"/>", NULL},
+        {pcidev,
+         "junk"
+         "<info name=\"PCIDevice\" value=\"x\"/>",
+         "text beside child elements of <object>"},
+        {pcidev,
+         "<![CDATA[x]]>"
+         "<info name=\"PCIDevice\" value=\"x\"/>",
+         NULL},
         {pcidev, "<info name=\"PCIDevice\" value=\"x\"></object>", "</object> closes <info>"},
         {"encoding=\"UTF-8\"", "encoding=\"ISO-8859-1\"", "an encoding other than UTF-8"},
         {"SYSTEM \"hwloc2.dtd\">", "[<!ENTITY x \"y\">]>", "a DOCTYPE with an internal subset"},
@@ -578,10 +594,13 @@ static void expect_load_error(const char *path, int status, const char *needle1,
 
 static void test_errors(void)
 {
-    expect_load_error(fixture("no-such-machine.xml"), SHOAL_ERR_TOPOLOGY, "cannot open topology file", "no-such-machine.xml");
+    expect_load_error(fixture("no-such-machine.xml"), SHOAL_ERR_TOPOLOGY, "cannot open topology file",
+                      "no-such-machine.xml");
     CHECK_CONTAINS(shoal_topo_last_error(), "No such file");
-    expect_load_error(fixture("bad/truncated.xml"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", "truncated.xml");
-    expect_load_error(fixture("bad/not-a-topology.xml"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology", "not-a-topology.xml");
+    expect_load_error(fixture("bad/truncated.xml"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology",
+                      "truncated.xml");
+    expect_load_error(fixture("bad/not-a-topology.xml"), SHOAL_ERR_TOPOLOGY, "is not a valid hwloc XML topology",
+                      "not-a-topology.xml");
     expect_load_error(fixture("bad/gpu-no-pci.xml"), SHOAL_ERR_TOPOLOGY, "GPU 'nvml0'", "no PCI device above it");
     /* hwloc 2.9 crashes on this one: refused before hwloc sees it. */
     expect_load_error(fixture("bad/no-complete-cpuset.xml"), SHOAL_ERR_TOPOLOGY, "cpuset or nodeset without",
@@ -671,10 +690,7 @@ static const char *variant_every(const char *name, const char *from, const char 
     return tmp_path();
 }
 
-static const char *variant(const char *from, const char *to)
-{
-    return variant_of("cpu-2socket.xml", from, to);
-}
+static const char *variant(const char *from, const char *to) { return variant_of("cpu-2socket.xml", from, to); }
 
 /* What shoal refuses before hwloc sees it, in every way XML may spell it:
  * an os_index hwloc would turn into sets of gigabytes (seconds per load),
@@ -707,8 +723,8 @@ static void test_prescan(void)
                       "4294967295");
     expect_load_error(variant("type=\"NUMANode\" os_index=\"1\"", "type=\"NUMANode\" os_indexx=\"1\""),
                       SHOAL_ERR_TOPOLOGY, "a PU or NUMANode without os_index", NULL);
-    expect_load_error(variant("type=\"NUMANode\" os_index=\"1\"", "type=\"node\" os_indexx=\"1\""),
-                      SHOAL_ERR_TOPOLOGY, "a PU or NUMANode without os_index", NULL);
+    expect_load_error(variant("type=\"NUMANode\" os_index=\"1\"", "type=\"node\" os_indexx=\"1\""), SHOAL_ERR_TOPOLOGY,
+                      "a PU or NUMANode without os_index", NULL);
     /* An object behind a DOCTYPE whose literal looks like a comment's start
      * is still seen. */
     {
@@ -732,19 +748,17 @@ static void test_prescan(void)
 
     /* Sets hwloc 2.9's parser asserts on (a leading comma aborts the
      * process), or that are not sets at all. */
-    expect_load_error(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\",0x00000002\""),
-                      SHOAL_ERR_TOPOLOGY, "its complete_cpuset \",0x00000002\" is not a set as hwloc writes them",
-                      "hwloc could abort");
-    expect_load_error(variant("nodeset=\"0x00000001\"", "nodeset=\"0x1,\""), SHOAL_ERR_TOPOLOGY,
-                      "its nodeset \"0x1,\"", NULL);
+    expect_load_error(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\",0x00000002\""), SHOAL_ERR_TOPOLOGY,
+                      "its complete_cpuset \",0x00000002\" is not a set as hwloc writes them", "hwloc could abort");
+    expect_load_error(variant("nodeset=\"0x00000001\"", "nodeset=\"0x1,\""), SHOAL_ERR_TOPOLOGY, "its nodeset \"0x1,\"",
+                      NULL);
     expect_load_error(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\"0x12345678901234567\""),
                       SHOAL_ERR_TOPOLOGY, "is not a set as hwloc writes them", NULL);
     expect_load_error(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\"0x2 \""), SHOAL_ERR_TOPOLOGY,
                       "is not a set as hwloc writes them", NULL);
     /* Zero words written empty, as hwloc writes sparse sets, load. */
     t = NULL;
-    CHECK_EQ_INT(shoal_topo_load(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\"0x0,,,0x00000002\""),
-                                 &t),
+    CHECK_EQ_INT(shoal_topo_load(variant("complete_cpuset=\"0x00000002\"", "complete_cpuset=\"0x0,,,0x00000002\""), &t),
                  SHOAL_SUCCESS);
     shoal_topo_destroy(t);
 
@@ -765,8 +779,9 @@ static void test_prescan(void)
     expect_load_error(variant(pu1, "os_index=\"70000\" type=\"PU\""), SHOAL_ERR_TOPOLOGY,
                       "a PU or NUMANode os_index \"70000\" is out of range", NULL);
     t = NULL;
-    CHECK_EQ_INT(shoal_topo_load(variant("<topology", "<!-- <object type=\"PU\" os_index=\"2000000000\" cpuset=\"0x1\"/> "
-                                                      "--><?x <object os_index=\"-1\"> ?><topology"),
+    CHECK_EQ_INT(shoal_topo_load(variant("<topology",
+                                         "<!-- <object type=\"PU\" os_index=\"2000000000\" cpuset=\"0x1\"/> "
+                                         "--><?x <object os_index=\"-1\"> ?><topology"),
                                  &t),
                  SHOAL_SUCCESS);
     CHECK_EQ_INT(shoal_topo_n_cores(t), 32);

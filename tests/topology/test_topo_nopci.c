@@ -25,8 +25,8 @@ static void expect_pair(shoal_topo_t t, int a, int b, shoal_path_t path, int lin
     int l = -1;
 
     CHECK_EQ_INT(shoal_topo_gpu_path(t, a, b, &p, &l), SHOAL_SUCCESS);
-    CHECK_MSG(p == path && l == links, "GPUs %d-%d: path %s with %d NVLinks, want %s with %d", a, b,
-              shoal_path_name(p), l, shoal_path_name(path), links);
+    CHECK_MSG(p == path && l == links, "GPUs %d-%d: path %s with %d NVLinks, want %s with %d", a, b, shoal_path_name(p),
+              l, shoal_path_name(path), links);
     CHECK_EQ_INT(shoal_topo_gpu_path(t, b, a, &p, &l), SHOAL_SUCCESS);
     CHECK_MSG(p == path && l == links, "GPUs %d-%d: not symmetric", b, a);
     CHECK_EQ_INT(shoal_topo_gpu_nvswitch(t, a, b), nvswitch);

@@ -74,9 +74,9 @@ static void test_find(void)
 
     CHECK_EQ_INT(shoal_topo_gpu_find(t, "0000:03:00.0"), 0);
     CHECK_EQ_INT(shoal_topo_gpu_find(t, "0000:8a:00.0"), 7);
-    CHECK_EQ_INT(shoal_topo_gpu_find(t, "0000:8A:00.0"), 7);     /* any case */
-    CHECK_EQ_INT(shoal_topo_gpu_find(t, "00000000:89:00.0"), 6); /* NVML's 8-digit domain */
-    CHECK_EQ_INT(shoal_topo_gpu_find(t, "24:00.0"), 3);          /* no domain */
+    CHECK_EQ_INT(shoal_topo_gpu_find(t, "0000:8A:00.0"), 7);                   /* any case */
+    CHECK_EQ_INT(shoal_topo_gpu_find(t, "00000000:89:00.0"), 6);               /* NVML's 8-digit domain */
+    CHECK_EQ_INT(shoal_topo_gpu_find(t, "24:00.0"), 3);                        /* no domain */
     CHECK_EQ_INT(shoal_topo_gpu_find(t, "0000:05:00.0"), SHOAL_ERR_NO_DEVICE); /* the NIC */
     CHECK_CONTAINS(shoal_topo_last_error(), "no GPU at PCI 0000:05:00.0");
     CHECK_EQ_INT(shoal_topo_gpu_find(t, "0000:03:00.1"), SHOAL_ERR_NO_DEVICE);
@@ -133,8 +133,8 @@ static void test_policy_basic(void)
     expect(t, &pol, 0, 0, 0, 1, 0, 1, SHOAL_TRANSPORT_CUDA_IPC, "GPUs 0-1 behind one PCIe switch (PIX)",
            "within SHOAL_P2P_LEVEL=SYS");
     expect(t, &pol, 0, 0, 4, 1, 0, 6, SHOAL_TRANSPORT_CUDA_IPC, "GPUs 4-6 across several PCIe switches (PXB)", NULL);
-    expect(t, &pol, 0, 0, 0, 1, 0, 2, SHOAL_TRANSPORT_CUDA_IPC, "GPUs 0-2 across PCIe host bridges of one NUMA node (NODE)",
-           NULL);
+    expect(t, &pol, 0, 0, 0, 1, 0, 2, SHOAL_TRANSPORT_CUDA_IPC,
+           "GPUs 0-2 across PCIe host bridges of one NUMA node (NODE)", NULL);
     expect(t, &pol, 0, 0, 0, 1, 0, 7, SHOAL_TRANSPORT_CUDA_IPC, "GPUs 0-7 across NUMA nodes (SYS)", NULL);
     /* Two PEs on one GPU: LOC, always within the level. */
     pol.p2p_level = SHOAL_PATH_NVL;
@@ -147,8 +147,8 @@ static void test_policy_basic(void)
 /* The level cuts exactly where the path passes it. */
 static void test_policy_levels(void)
 {
-    static const shoal_path_t levels[] = {SHOAL_PATH_NVL, SHOAL_PATH_PIX, SHOAL_PATH_PXB, SHOAL_PATH_PHB,
-                                          SHOAL_PATH_NODE, SHOAL_PATH_SYS};
+    static const shoal_path_t levels[] = {SHOAL_PATH_NVL, SHOAL_PATH_PIX,  SHOAL_PATH_PXB,
+                                          SHOAL_PATH_PHB, SHOAL_PATH_NODE, SHOAL_PATH_SYS};
     shoal_topo_t t = load("pcie-8gpu.xml");
 
     for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
@@ -158,8 +158,8 @@ static void test_policy_levels(void)
                 shoal_path_t path;
                 char want_level[64];
                 CHECK_EQ_INT(shoal_topo_gpu_path(t, a, b, &path, NULL), SHOAL_SUCCESS);
-                snprintf(want_level, sizeof(want_level), "%s SHOAL_P2P_LEVEL=%s", path <= levels[l] ? "within" : "beyond",
-                         shoal_path_name(levels[l]));
+                snprintf(want_level, sizeof(want_level), "%s SHOAL_P2P_LEVEL=%s",
+                         path <= levels[l] ? "within" : "beyond", shoal_path_name(levels[l]));
                 expect(t, &pol, a, 0, a, b, 0, b, path <= levels[l] ? SHOAL_TRANSPORT_CUDA_IPC : SHOAL_TRANSPORT_STAGED,
                        want_level, shoal_path_name(path));
             }
@@ -175,7 +175,8 @@ static void test_policy_disabled(void)
     shoal_transport_id_t tp = SHOAL_TRANSPORT_SELF;
     char why[256];
 
-    expect(t, &pol, 0, 0, 0, 1, 0, 1, SHOAL_TRANSPORT_STAGED, "GPUs 0-1 joined by 18 NVLinks (NVL)", "cuda_ipc is disabled");
+    expect(t, &pol, 0, 0, 0, 1, 0, 1, SHOAL_TRANSPORT_STAGED, "GPUs 0-1 joined by 18 NVLinks (NVL)",
+           "cuda_ipc is disabled");
     pol.disabled |= BIT(SHOAL_TRANSPORT_STAGED);
     {
         /* GPU heaps of one node: no mpi_rma (the runtime's rings carry it

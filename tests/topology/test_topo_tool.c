@@ -84,9 +84,17 @@ static run_t run_env(const char *const *env, const char *const *args)
     CHECK(pid >= 0);
     if (pid == 0) {
         /* Never join the PMI job of a launcher this test may run under. */
-        static const char *const scrub[] = {"PMI_RANK", "PMI_SIZE", "PMI_FD", "PMI_PORT", "MPI_LOCALNRANKS",
-                                            "MPI_LOCALRANKID", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
-                                            "SHOAL_TOPO_FILE", "SHOAL_P2P_LEVEL", "SHOAL_TRANSPORT_DISABLE"};
+        static const char *const scrub[] = {"PMI_RANK",
+                                            "PMI_SIZE",
+                                            "PMI_FD",
+                                            "PMI_PORT",
+                                            "MPI_LOCALNRANKS",
+                                            "MPI_LOCALRANKID",
+                                            "OMPI_COMM_WORLD_SIZE",
+                                            "PMIX_RANK",
+                                            "SHOAL_TOPO_FILE",
+                                            "SHOAL_P2P_LEVEL",
+                                            "SHOAL_TRANSPORT_DISABLE"};
         for (size_t i = 0; i < sizeof(scrub) / sizeof(scrub[0]); i++) unsetenv(scrub[i]);
         for (; env && *env; env++) {
             const char *eq = strchr(*env, '=');
@@ -148,7 +156,8 @@ static void expect_fail(run_t r, const char *what, const char *needle)
     CHECK_MSG(r.status == 1, "%s: exit status %d (want 1; negative: killed by a signal), stderr: %s", what, r.status,
               r.err);
     CHECK_MSG(r.out[0] == '\0', "%s: printed on stdout: %s", what, r.out);
-    CHECK_MSG(strncmp(r.err, "shoal-topo: ", 12) == 0, "%s: stderr does not start with 'shoal-topo: ': %s", what, r.err);
+    CHECK_MSG(strncmp(r.err, "shoal-topo: ", 12) == 0, "%s: stderr does not start with 'shoal-topo: ': %s", what,
+              r.err);
     CHECK_MSG(nl && nl[1] == '\0', "%s: stderr is not exactly one line: %s", what, r.err);
     CHECK_CONTAINS(r.err, needle);
     run_free(&r);
@@ -160,11 +169,11 @@ enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 
 typedef struct jv {
     int type;
-    double num;        /* J_NUM, J_BOOL */
-    char *str;         /* J_STR */
-    int n;             /* J_ARR, J_OBJ: entries */
-    struct jv *items;  /* J_ARR, J_OBJ: values */
-    char **keys;       /* J_OBJ: keys */
+    double num;       /* J_NUM, J_BOOL */
+    char *str;        /* J_STR */
+    int n;            /* J_ARR, J_OBJ: entries */
+    struct jv *items; /* J_ARR, J_OBJ: values */
+    char **keys;      /* J_OBJ: keys */
 } jv_t;
 
 typedef struct jp {
@@ -192,7 +201,9 @@ static char *jstring(jp_t *p)
         if (c == '\\') {
             c = *p->s++;
             switch (c) {
-            case '"': case '\\': case '/': break;
+            case '"':
+            case '\\':
+            case '/': break;
             case 'n': c = '\n'; break;
             case 't': c = '\t'; break;
             case 'r': c = '\r'; break;
@@ -364,8 +375,8 @@ static const char *const PATHS[] = {"NVL", "PIX", "PXB", "PHB", "NODE", "SYS", N
 static const char *const TRANSPORTS[] = {"cuda_ipc", "staged", "shm", "mpi_rma", NULL};
 
 /* One pair object of "pairs" (pe_pair 0) or "pe_pairs" (pe_pair 1). */
-static void check_pair(const jv_t *pr, int pe_pair, int n, int n_gpus, shoal_topo_t topo, const shoal_topo_policy_t *pol,
-                       int want_a, int want_b)
+static void check_pair(const jv_t *pr, int pe_pair, int n, int n_gpus, shoal_topo_t topo,
+                       const shoal_topo_policy_t *pol, int want_a, int want_b)
 {
     char what[64];
     const jv_t *path;
@@ -375,8 +386,10 @@ static void check_pair(const jv_t *pr, int pe_pair, int n, int n_gpus, shoal_top
     shoal_topo_place_t pa, pb;
 
     snprintf(what, sizeof(what), "%s[%d-%d]", pe_pair ? "pe_pairs" : "pairs", want_a, want_b);
-    if (pe_pair) jkeys(pr, what, "a", "b", "gpu_a", "gpu_b", "path", "nvlinks", "transport", "why", (char *)NULL);
-    else jkeys(pr, what, "a", "b", "path", "nvlinks", "transport", "why", (char *)NULL);
+    if (pe_pair)
+        jkeys(pr, what, "a", "b", "gpu_a", "gpu_b", "path", "nvlinks", "transport", "why", (char *)NULL);
+    else
+        jkeys(pr, what, "a", "b", "path", "nvlinks", "transport", "why", (char *)NULL);
     a = jint(pr, "a", 0, n - 1, what);
     b = jint(pr, "b", 0, n - 1, what);
     CHECK_MSG(a == want_a && b == want_b, "%s: pairs out of order: got %d-%d", what, a, b);
@@ -394,10 +407,11 @@ static void check_pair(const jv_t *pr, int pe_pair, int n, int n_gpus, shoal_top
         int want_links;
         CHECK_EQ_INT(shoal_topo_gpu_path(topo, ga, gb, &want_path, &want_links), SHOAL_SUCCESS);
         CHECK_MSG(path->type == J_STR, "%s: path is not a string", what);
-        CHECK_MSG(one_of(path->str, PATHS) || (pe_pair && strcmp(path->str, "LOC") == 0), "%s: path \"%s\" not in the schema",
-                  what, path->str);
+        CHECK_MSG(one_of(path->str, PATHS) || (pe_pair && strcmp(path->str, "LOC") == 0),
+                  "%s: path \"%s\" not in the schema", what, path->str);
         CHECK_MSG(strcmp(path->str, shoal_path_name(want_path)) == 0 && links == want_links,
-                  "%s: tool says %s/%d, the library %s/%d", what, path->str, links, shoal_path_name(want_path), want_links);
+                  "%s: tool says %s/%d, the library %s/%d", what, path->str, links, shoal_path_name(want_path),
+                  want_links);
         CHECK_MSG((strcmp(path->str, "NVL") == 0) == (links > 0), "%s: NVL exactly when nvlinks > 0", what);
     } else {
         CHECK_MSG(path->type == J_NULL && links == 0, "%s: a host heap has no GPU path", what);
@@ -421,8 +435,10 @@ static void check_json(const char *text, const char *xml, const shoal_topo_polic
 
     if (!pol) pol = &defaults;
     CHECK_MSG(shoal_topo_load(xml, &topo) == SHOAL_SUCCESS, "%s: %s", xml, shoal_topo_last_error());
-    if (n_pes < 0) jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "warning", (char *)NULL);
-    else jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "warning", "pes", "pe_pairs", (char *)NULL);
+    if (n_pes < 0)
+        jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "warning", (char *)NULL);
+    else
+        jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "warning", "pes", "pe_pairs", (char *)NULL);
     CHECK_EQ_INT(jint(&root, "version", 2, 2, "top level"), 2);
 
     CHECK_EQ_STR(jstr(&root, "warning", "top level"), shoal_topo_warning(topo));
@@ -496,17 +512,17 @@ static void compare_or_regen(const char *got, const char *expected_name, const c
         size_t i = 0, line = 1;
         while (got[i] && got[i] == want[i]) line += got[i++] == '\n';
         check__fail(__FILE__, __LINE__,
-                    "%s differs from %s at line %zu:\n  got:  %.120s\n  want: %.120s\n(--regen rewrites it if the change "
+                    "%s differs from %s at line %zu:\n  got:  %.120s\n  want: %.120s\n(--regen rewrites it if the "
+                    "change "
                     "is intended)",
                     what, path, line, got + i, want + i);
     }
     free(want);
 }
 
-static const char *const MACHINES[] = {"h200x2-nv18",   "h200x2-nvml-export",    "h200x2-pcie",
-                                       "nvswitch-8gpu", "nvswitch-islands-8gpu", "nvswitch-2board-16gpu",
-                                       "pcie-8gpu",     "nvlink-pairs-4gpu",     "cpu-2socket",
-                                       NULL};
+static const char *const MACHINES[] =
+    {"h200x2-nv18",           "h200x2-nvml-export", "h200x2-pcie",       "nvswitch-8gpu", "nvswitch-islands-8gpu",
+     "nvswitch-2board-16gpu", "pcie-8gpu",          "nvlink-pairs-4gpu", "cpu-2socket",   NULL};
 
 static void test_fixtures(void)
 {
@@ -658,7 +674,9 @@ static void test_options(void)
 
     /* SHOAL_TOPO_FILE stands in for --input. */
     r = RUN("--input", pcie, "--json");
-    r2 = RUN_ENV("SHOAL_TOPO_FILE=" "", "--json"); /* empty: the live machine */
+    r2 = RUN_ENV("SHOAL_TOPO_FILE="
+                 "",
+                 "--json"); /* empty: the live machine */
     expect_ok(&r2, "SHOAL_TOPO_FILE empty");
     run_free(&r2);
     {
@@ -708,12 +726,14 @@ static void test_errors(void)
     run_t r;
 
     expect_fail(RUN("--input", fixture("no-such-machine.xml")), "missing file", "cannot open topology file");
-    expect_fail(RUN("--input", fixture("bad/truncated.xml"), "--json"), "truncated XML", "not a valid hwloc XML topology");
+    expect_fail(RUN("--input", fixture("bad/truncated.xml"), "--json"), "truncated XML",
+                "not a valid hwloc XML topology");
     expect_fail(RUN("--input", fixture("bad/not-a-topology.xml")), "not a topology", "not a valid hwloc XML topology");
     expect_fail(RUN("--input", fixture("bad/gpu-no-pci.xml")), "GPU without PCI", "no PCI device above it");
     expect_fail(RUN("--input", fixture("bad/no-complete-cpuset.xml")), "no complete_cpuset", "hwloc would crash");
     expect_fail(RUN("--input", fixture("bad")), "a folder", "not a valid hwloc XML topology");
-    expect_fail(RUN_ENV("SHOAL_TOPO_FILE=/nonexistent/m.xml", "--json"), "SHOAL_TOPO_FILE missing", "/nonexistent/m.xml");
+    expect_fail(RUN_ENV("SHOAL_TOPO_FILE=/nonexistent/m.xml", "--json"), "SHOAL_TOPO_FILE missing",
+                "/nonexistent/m.xml");
     expect_fail(RUN("--input"), "--input without a file", "--input needs a file name");
     expect_fail(RUN("--bogus"), "unknown option", "unknown option '--bogus'");
     expect_fail(RUN("--input", fixture("h200x2-nv18.xml"), "--p2p-level", "NV18"), "bad level", "--p2p-level");
@@ -810,17 +830,23 @@ static void test_mpi_singleton(void)
 
 int main(int argc, char **argv)
 {
-    const char *src = getenv("SHOAL_TEST_SRCDIR"), *build = getenv("SHOAL_TEST_BUILDDIR"), *env_tool = getenv("SHOAL_TOPO_TOOL");
+    const char *src = getenv("SHOAL_TEST_SRCDIR"), *build = getenv("SHOAL_TEST_BUILDDIR"),
+               *env_tool = getenv("SHOAL_TOPO_TOOL");
     const char *e = getenv("SHOAL_TOPO_REGEN");
     struct stat st;
 
     regen = e && strcmp(e, "1") == 0;
-    if (env_tool && *env_tool) snprintf(tool, sizeof(tool), "%s", env_tool);
-    else if (build && *build) snprintf(tool, sizeof(tool), "%s/bin/shoal-topo", build);
+    if (env_tool && *env_tool)
+        snprintf(tool, sizeof(tool), "%s", env_tool);
+    else if (build && *build)
+        snprintf(tool, sizeof(tool), "%s/bin/shoal-topo", build);
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--regen") == 0) regen = 1;
-        else if (strcmp(argv[i], "--tool") == 0 && i + 1 < argc) snprintf(tool, sizeof(tool), "%s", argv[++i]);
-        else check__fail(__FILE__, __LINE__, "usage: %s [--regen] [--tool PATH]", argv[0]);
+        if (strcmp(argv[i], "--regen") == 0)
+            regen = 1;
+        else if (strcmp(argv[i], "--tool") == 0 && i + 1 < argc)
+            snprintf(tool, sizeof(tool), "%s", argv[++i]);
+        else
+            check__fail(__FILE__, __LINE__, "usage: %s [--regen] [--tool PATH]", argv[0]);
     }
     CHECK_MSG(src && *src, "SHOAL_TEST_SRCDIR must name the source tree (ctest sets it)");
     CHECK_MSG(tool[0] && stat(tool, &st) == 0, "no shoal-topo at '%s': set SHOAL_TEST_BUILDDIR or pass --tool", tool);

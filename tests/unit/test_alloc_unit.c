@@ -32,7 +32,7 @@ int main(void)
 
     /* Reuse: a freed block is found again by the same request. */
     EXPECT(shoal__alloc_put(&a, o2) == SHOAL_SUCCESS);
-    EXPECT(shoal__alloc_put(&a, o2) == SHOAL_ERR_INVALID_ARG); /* double free */
+    EXPECT(shoal__alloc_put(&a, o2) == SHOAL_ERR_INVALID_ARG);     /* double free */
     EXPECT(shoal__alloc_put(&a, o1 + 8) == SHOAL_ERR_INVALID_ARG); /* not a block start */
     EXPECT(shoal__alloc_get(&a, 100, 0, &o4) == SHOAL_SUCCESS && o4 == o2);
 
@@ -77,7 +77,9 @@ int main(void)
     shoal__alloc_fini(&a);
     shoal__alloc_fini(&b);
 
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    else printf("allocator: all checks passed\n");
+    if (failures)
+        fprintf(stderr, "%d failures\n", failures);
+    else
+        printf("allocator: all checks passed\n");
     return failures ? 1 : 0;
 }

@@ -91,8 +91,10 @@ int main(int argc, char **argv)
     } else if (argc == 1 && srcdir != NULL) {
         snprintf(path, sizeof(path), "%s/README.md", srcdir);
     } else {
-        fprintf(stderr, "usage: %s [README.md] | --print | --update README.md (without a file: "
-                        "$SHOAL_TEST_SRCDIR/README.md)\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s [README.md] | --print | --update README.md (without a file: "
+                "$SHOAL_TEST_SRCDIR/README.md)\n",
+                argv[0]);
         return 2;
     }
     f = fopen(path, "r");

@@ -78,7 +78,8 @@ int main(void)
     setenv("SHOAL_HEAP_KIND", "host", 1);
     setenv("SHOAL_TIMEOUT", "2.5", 1);
     shoal_config_init(&cfg);
-    EXPECT(cfg.env_error[0] == '\0' && cfg.heap_size == 65536 && cfg.heap_kind == SHOAL_HEAP_HOST && cfg.timeout == 2.5);
+    EXPECT(cfg.env_error[0] == '\0' && cfg.heap_size == 65536 && cfg.heap_kind == SHOAL_HEAP_HOST &&
+           cfg.timeout == 2.5);
     setenv("SHOAL_HEAP_SIZE", "abc", 1);
     shoal_config_init(&cfg);
     EXPECT(strstr(cfg.env_error, "SHOAL_HEAP_SIZE=abc") != NULL);
@@ -198,14 +199,16 @@ int main(void)
     }
 
     /* Status strings: each names its enum, and unknown values say so. */
-#define CHECK_STATUS(name, value, desc)                                                  \
+#define CHECK_STATUS(name, value, desc)                                                                                \
     EXPECT(strncmp(shoal_strerror(value), "SHOAL_" #name ":", strlen("SHOAL_" #name ":")) == 0);
     SHOAL_STATUS_MAP(CHECK_STATUS)
 #undef CHECK_STATUS
     EXPECT(strstr(shoal_strerror(-999), "UNKNOWN") != NULL);
     EXPECT(shoal_version() == SHOAL_VERSION);
 
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    else printf("environment: all checks passed\n");
+    if (failures)
+        fprintf(stderr, "%d failures\n", failures);
+    else
+        printf("environment: all checks passed\n");
     return failures ? 1 : 0;
 }

@@ -63,8 +63,13 @@ static int count(const char *text, const char *needle)
 
 int main(void)
 {
-    static const char *const slips[] = {"SHOAL_WARN_UNKNOWN_ENV=y", "SHOAL_HEAPSIZE=1g", "SHOAL_TIMOUT=3",
-                                        "SHOAL_heap_kind=host", "SHOAL_ZZZZZZZZZZZZ=1", "SHOAL_HEAP_SIZE=64m", NULL};
+    static const char *const slips[] = {"SHOAL_WARN_UNKNOWN_ENV=y",
+                                        "SHOAL_HEAPSIZE=1g",
+                                        "SHOAL_TIMOUT=3",
+                                        "SHOAL_heap_kind=host",
+                                        "SHOAL_ZZZZZZZZZZZZ=1",
+                                        "SHOAL_HEAP_SIZE=64m",
+                                        NULL};
     static const char *const quiet[] = {"SHOAL_WARN_UNKNOWN_ENV=n", "SHOAL_HEAPSIZE=1g", NULL};
     static const char *const bad[] = {"SHOAL_WARN_UNKNOWN_ENV=maybe", NULL};
     char out[8192];
@@ -89,7 +94,8 @@ int main(void)
     CHECK_CONTAINS(out, "env_error=[]");
 
     child_report(bad, out, sizeof(out));
-    CHECK_CONTAINS(out, "env_error=[SHOAL_WARN_UNKNOWN_ENV=maybe is invalid: expected y or n (yes/no, 1/0, on/off, true/false)]");
+    CHECK_CONTAINS(out, "env_error=[SHOAL_WARN_UNKNOWN_ENV=maybe is invalid: expected y or n (yes/no, 1/0, on/off, "
+                        "true/false)]");
     check_note("unknown SHOAL_* variables: reported once with the nearest name, silenced by n");
     return 0;
 }

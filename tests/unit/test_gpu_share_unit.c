@@ -63,7 +63,8 @@ int main(void)
         EXPECT(shoal__gpu_share_kind(ids, 0, 1) == SHOAL_GPU_SHARED);
         EXPECT(shoal__gpu_share_kind(ids, 1, 2) == SHOAL_GPU_SHARED);
         EXPECT(shoal__gpu_share_warning(ids, pes, 3, 0, msg, sizeof(msg)) > 0);
-        EXPECT_HAS(msg, "PEs 4, 5, 6 share GPU " A ", but MPS (CUDA Multi-Process Service) is not active for PEs 5, 6:");
+        EXPECT_HAS(msg,
+                   "PEs 4, 5, 6 share GPU " A ", but MPS (CUDA Multi-Process Service) is not active for PEs 5, 6:");
         ids[2].mps = 1;
         EXPECT(shoal__gpu_share_kind(ids, 0, 2) == SHOAL_GPU_SHARED_MPS);
         EXPECT(shoal__gpu_share_warning(ids, pes, 3, 0, msg, sizeof(msg)) > 0);
