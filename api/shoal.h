@@ -19,11 +19,11 @@ extern "C" {
 #endif
 
 #define SHOAL_VERSION_MAJOR 0
-#define SHOAL_VERSION_MINOR 2
+#define SHOAL_VERSION_MINOR 3
 #define SHOAL_VERSION_PATCH 0
 /* Before 1.0 the ABI may change with the minor version, and the library's
- * soname carries it (libshoal.so.0.2): 0.2 added the near window and
- * barrier_ok to shoal_device_t. */
+ * soname carries it (libshoal.so.0.3): 0.2 added the near window and
+ * barrier_ok to shoal_device_t, 0.3 the name of shoal_config_t. */
 /* One integer that orders releases: major * 10000 + minor * 100 + patch. */
 #define SHOAL_VERSION (SHOAL_VERSION_MAJOR * 10000 + SHOAL_VERSION_MINOR * 100 + SHOAL_VERSION_PATCH)
 
@@ -97,9 +97,20 @@ typedef struct shoal_config {
     double timeout;      /* seconds a collective waits for peers; 0: forever (negative: refused) */
     int wait;            /* SHOAL_WAIT_*: how a PE waits for its peers */
     char env_error[256]; /* set by shoal_config_init when a SHOAL_* value is invalid */
+    char name[32];       /* "" or the instance's name (upper case): see shoal_config_init_named */
 } shoal_config_t;
 
+/* The defaults, overridden by the SHOAL_* variables (README, Environment). */
 SHOAL_EXPORT void shoal_config_init(shoal_config_t *cfg);
+/* The same for an instance of its own name (1 to 31 letters, digits and
+ * underscores; case ignored), so that two instances of one process (two
+ * plugins, say) are tuned apart: SHOAL_<NAME>_<VARIABLE>, where set, stands
+ * for SHOAL_<VARIABLE> for this instance (SHOAL_PLUGIN_HEAP_SIZE=64m for
+ * the name "plugin"); every variable but SHOAL_DEBUG, SHOAL_DEBUG_SUBSYS,
+ * SHOAL_WARN_UNKNOWN_ENV, SHOAL_TOPO_FILE and SHOAL_NVML_LIBRARY, which are
+ * the process's. name NULL or "": as shoal_config_init. An invalid name
+ * sets env_error, and shoal_init refuses the config. */
+SHOAL_EXPORT void shoal_config_init_named(shoal_config_t *cfg, const char *name);
 
 /* Create an instance over comm (collective over comm). MPI must be
  * initialized; comm is duplicated and never used directly. On failure

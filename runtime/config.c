@@ -34,6 +34,18 @@ static size_t shoal__edit_distance(const char *a, const char *b)
 }
 
 extern char **environ;
+
+/* Is name (without SHOAL_) <PREFIX>_<NAME> for a variable a named instance
+ * may set? (shoal_config_init_named; the names are the program's.) */
+static bool shoal__env_named_var(const char *name)
+{
+    for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
+        size_t ln = strlen(name), lv = strlen(shoal__env_rows[i].name);
+        if (!shoal__env_per_instance((shoal__env_key_t)i) || ln < lv + 2) continue;
+        if (name[ln - lv - 1] == '_' && strcmp(name + ln - lv, shoal__env_rows[i].name) == 0) return true;
+    }
+    return false;
+}
 static pthread_once_t shoal__env_unknown_once = PTHREAD_ONCE_INIT;
 
 /* SHOAL_* variables that are not in the table (a misspelt SHOAL_HEAPSIZE
@@ -63,7 +75,7 @@ static void shoal__env_report_unknown(void)
         }
         memcpy(name, *e + 6, len - 6);
         name[len - 6] = '\0';
-        if (shoal__env_find(name) != NULL) continue;
+        if (shoal__env_find(name) != NULL || shoal__env_named_var(name)) continue;
         for (char *c = name; *c; c++) /* one line, whatever the name holds */
             if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
         for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
@@ -84,34 +96,79 @@ static void shoal__env_report_unknown(void)
     }
 }
 
-/* INFO: each variable set to other than its default. */
-static void shoal__env_log_set(void)
+/* INFO: each variable set to other than its default (for prefix). */
+static void shoal__env_log_set(const char *prefix)
 {
     for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
         const shoal__env_row_t *row = &shoal__env_rows[i];
-        const char *v = shoal__env_value((shoal__env_key_t)i);
+        const char *v = shoal__env_value_named((shoal__env_key_t)i, prefix);
+        char var[128];
         if (v[0] != '\0' && strcmp(v, row->def) != 0)
-            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "SHOAL_%s=%s (default %s)", row->name, v,
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "%s=%s (default %s)",
+                       shoal__env_var_named((shoal__env_key_t)i, prefix, var, sizeof(var)), v,
                        row->def[0] ? row->def : "unset");
     }
 }
 
-void shoal_config_init(shoal_config_t *cfg)
+/* A name's variables' prefix: upper case, into up; false when the name
+ * is not 1 to 31 letters, digits and underscores. */
+static bool shoal__env_prefix(const char *name, char *up, size_t len)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n >= len || n >= sizeof(((shoal_config_t *)0)->name)) return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!isalnum(c) && c != '_') return false;
+        up[i] = (char)toupper(c);
+    }
+    up[n] = '\0';
+    return true;
+}
+
+void shoal_config_init_named(shoal_config_t *cfg, const char *name)
 {
     shoal__settings_t s;
+    char prefix[64] = "";
+    bool valid = true;
 
     pthread_once(&shoal__env_unknown_once, shoal__env_report_unknown);
     if (cfg == NULL) return;
-    shoal__env_load(&s);
-    shoal__env_log_set();
+    if (name != NULL && name[0] != '\0') valid = shoal__env_prefix(name, prefix, sizeof(prefix));
+    shoal__env_load_named(&s, prefix);
+    shoal__env_log_set(prefix);
     *cfg = s.cfg;
+    if (valid) {
+        snprintf(cfg->name, sizeof(cfg->name), "%s", prefix);
+    } else {
+        cfg->name[0] = '\0';
+        /* A bad name is a bad setting: shoal_init refuses the config. */
+        snprintf(cfg->env_error, sizeof(cfg->env_error),
+                 "the instance name '%.40s%s' is invalid: expected 1 to %zu letters, digits and underscores (its "
+                 "variables are SHOAL_<NAME>_<VARIABLE>)",
+                 name, strlen(name) > 40 ? "..." : "", sizeof(cfg->name) - 1);
+    }
+}
+
+void shoal_config_init(shoal_config_t *cfg) { shoal_config_init_named(cfg, NULL); }
+
+bool shoal__config_name_valid(const shoal_config_t *cfg)
+{
+    char up[sizeof(cfg->name)];
+    if (memchr(cfg->name, '\0', sizeof(cfg->name)) == NULL) return false;
+    return cfg->name[0] == '\0' || shoal__env_prefix(cfg->name, up, sizeof(up));
 }
 
 void shoal__env_for_init(shoal_t sh, const shoal_config_t *cfg, shoal__settings_t *s)
 {
+    /* An invalid name reads no variable of its own (shoal_init refuses it). */
+    const char *prefix = shoal__config_name_valid(cfg) ? cfg->name : "";
+    char up[sizeof(cfg->name)] = "";
+
+    if (prefix[0] != '\0') shoal__env_prefix(prefix, up, sizeof(up)); /* a name set by hand may be lower case */
+    prefix = up;
     pthread_once(&shoal__env_unknown_once, shoal__env_report_unknown);
-    shoal__env_load(s);
-    shoal__env_log_set();
+    shoal__env_load_named(s, prefix);
+    shoal__env_log_set(prefix);
     for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
         const shoal__env_row_t *row = &shoal__env_rows[i];
         const char *field = shoal__env_cfg_field(row);
@@ -144,12 +201,13 @@ void shoal__env_for_init(shoal_t sh, const shoal_config_t *cfg, shoal__settings_
         }
         default: /* no config field is of another kind */ continue;
         }
-        set = shoal__env_is_set((shoal__env_key_t)i);
+        set = shoal__env_is_set_named((shoal__env_key_t)i, prefix);
+        shoal__env_var_named((shoal__env_key_t)i, prefix, var, sizeof(var));
         if (i == SHOAL__ENV_HEAP_SIZE) {
             sh->heap_size_from_code = code;
             sh->heap_size_var_set = set;
+            snprintf(sh->heap_size_var, sizeof(sh->heap_size_var), "%s", var);
         }
-        snprintf(var, sizeof(var), "SHOAL_%s", row->name);
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_ENV, "config %s = %s from %s%s%s", field, value,
                    code  ? "the program"
                    : set ? var
@@ -226,8 +284,11 @@ void shoal__env_markdown(FILE *out)
 
 const char *shoal__heap_size_knob(shoal_t sh)
 {
-    if (!sh->heap_size_from_code) return "SHOAL_HEAP_SIZE";
-    return sh->heap_size_var_set ? "the heap_size field of shoal_config_t (set by the program, which overrides "
-                                   "SHOAL_HEAP_SIZE)"
-                                 : "the heap_size field of shoal_config_t (set by the program)";
+    static _Thread_local char buf[192];
+    const char *var = sh->heap_size_var[0] ? sh->heap_size_var : "SHOAL_HEAP_SIZE";
+
+    if (!sh->heap_size_from_code) return var;
+    if (!sh->heap_size_var_set) return "the heap_size field of shoal_config_t (set by the program)";
+    snprintf(buf, sizeof(buf), "the heap_size field of shoal_config_t (set by the program, which overrides %s)", var);
+    return buf;
 }

@@ -231,21 +231,40 @@ const char *shoal__env_cfg_field(const shoal__env_row_t *row)
 }
 
 /* The variable's value as set (NULL: unset). */
-const char *shoal__env_raw(shoal__env_key_t key)
+bool shoal__env_per_instance(shoal__env_key_t key)
 {
-    char full[64];
-    snprintf(full, sizeof(full), "SHOAL_%s", shoal__env_rows[key].name);
-    return getenv(full);
+    /* Process-wide: logging, the unknown-variable report, and what the
+     * topology code reads for itself (SHOAL_TOPO_FILE, SHOAL_NVML_LIBRARY). */
+    return key != SHOAL__ENV_DEBUG && key != SHOAL__ENV_DEBUG_SUBSYS && key != SHOAL__ENV_WARN_UNKNOWN_ENV &&
+           key != SHOAL__ENV_TOPO_FILE && key != SHOAL__ENV_NVML_LIBRARY;
 }
+
+const char *shoal__env_var_named(shoal__env_key_t key, const char *prefix, char *buf, size_t len)
+{
+    if (prefix != NULL && prefix[0] != '\0' && shoal__env_per_instance(key)) {
+        snprintf(buf, len, "SHOAL_%s_%s", prefix, shoal__env_rows[key].name);
+        if (getenv(buf) != NULL) return buf;
+    }
+    snprintf(buf, len, "SHOAL_%s", shoal__env_rows[key].name);
+    return buf;
+}
+
+const char *shoal__env_raw_named(shoal__env_key_t key, const char *prefix)
+{
+    char full[128];
+    return getenv(shoal__env_var_named(key, prefix, full, sizeof(full)));
+}
+
+const char *shoal__env_raw(shoal__env_key_t key) { return shoal__env_raw_named(key, NULL); }
 
 /* The variable's value without surrounding blanks; its default when unset
  * or blank. A value too long to trim comes back as it is, for the parser
  * to refuse. */
-const char *shoal__env_value(shoal__env_key_t key)
+const char *shoal__env_value_named(shoal__env_key_t key, const char *prefix)
 {
     static _Thread_local char bufs[4][256];
     static _Thread_local unsigned next;
-    const char *v = shoal__env_raw(key);
+    const char *v = shoal__env_raw_named(key, prefix);
 
     if (v != NULL) {
         const char *t = shoal__trim(v, bufs[next++ % 4], sizeof(bufs[0]));
@@ -255,13 +274,17 @@ const char *shoal__env_value(shoal__env_key_t key)
     return shoal__env_rows[key].def;
 }
 
-bool shoal__env_is_set(shoal__env_key_t key)
+const char *shoal__env_value(shoal__env_key_t key) { return shoal__env_value_named(key, NULL); }
+
+bool shoal__env_is_set_named(shoal__env_key_t key, const char *prefix)
 {
-    const char *v = shoal__env_raw(key);
+    const char *v = shoal__env_raw_named(key, prefix);
     if (v == NULL) return false;
     while (isspace((unsigned char)*v)) v++;
     return *v != '\0';
 }
+
+bool shoal__env_is_set(shoal__env_key_t key) { return shoal__env_is_set_named(key, NULL); }
 
 /* name in names (case ignored): its entry, else NULL. */
 static const shoal__env_name_t *shoal__env_name(const shoal__env_name_t *names, const char *name)
@@ -362,14 +385,14 @@ static _Thread_local char shoal__env_expect[SHOAL__ENV_COUNT][96];
 
 const char *shoal__env_invalid(shoal__env_key_t key) { return shoal__env_expect[key]; }
 
-int shoal__env_load(shoal__settings_t *s)
+int shoal__env_load_named(shoal__settings_t *s, const char *prefix)
 {
     memset(s, 0, sizeof(*s));
     memset(shoal__env_expect, 0, sizeof(shoal__env_expect));
     for (size_t i = 0; i < SHOAL__ENV_COUNT; i++) {
         const shoal__env_row_t *row = &shoal__env_rows[i];
-        const char *v = shoal__env_value((shoal__env_key_t)i);
-        char why[160] = "", text[96];
+        const char *v = shoal__env_value_named((shoal__env_key_t)i, prefix);
+        char why[160] = "", text[96], var[128];
         const char *expect;
 
         /* The default first (tests/unit/test_env_unit.c: each is valid), so
@@ -378,13 +401,16 @@ int shoal__env_load(shoal__settings_t *s)
         if (v == row->def || shoal__env_parse_row(row, v, s, why, sizeof(why)) == SHOAL_SUCCESS) continue;
         expect = why[0] != '\0' ? why : shoal__env_expect_text(row, text, sizeof(text));
         snprintf(shoal__env_expect[i], sizeof(shoal__env_expect[0]), "%s", expect);
+        shoal__env_var_named((shoal__env_key_t)i, prefix, var, sizeof(var));
         /* A long value is cut, so that the name and what is expected show. */
         if (s->cfg.env_error[0] == '\0')
-            snprintf(s->cfg.env_error, sizeof(s->cfg.env_error), "SHOAL_%s=%.64s%s is invalid: expected %s", row->name,
-                     v, strlen(v) > 64 ? "..." : "", expect);
+            snprintf(s->cfg.env_error, sizeof(s->cfg.env_error), "%s=%.64s%s is invalid: expected %s", var, v,
+                     strlen(v) > 64 ? "..." : "", expect);
         if (s->error[0] == '\0' && shoal__env_cfg_field(row) == NULL)
-            snprintf(s->error, sizeof(s->error), "SHOAL_%s=%.64s%s is invalid: expected %s", row->name, v,
+            snprintf(s->error, sizeof(s->error), "%s=%.64s%s is invalid: expected %s", var, v,
                      strlen(v) > 64 ? "..." : "", expect);
     }
     return s->cfg.env_error[0] != '\0' ? SHOAL_ERR_ENV : SHOAL_SUCCESS;
 }
+
+int shoal__env_load(shoal__settings_t *s) { return shoal__env_load_named(s, NULL); }

@@ -52,6 +52,15 @@ static bool shoal__finalize_agree(shoal_t sh)
     char *msg; /* [0] sent, [1] received; left to MPI if abandoned */
 
     if (sh->comm == MPI_COMM_NULL || sh->my_pe < 0) return false;
+    /* Say so in my slot: a node peer whose agreement fails names who was
+     * in shoal_finalize and who was not (shoal__finalize_absent). A PE
+     * broken before finalize never met in it: this call counts here. */
+    if (sh->ctrl != NULL) {
+        shoal__pe_slot_t *me = &sh->ctrl->slot[sh->node_rank];
+        if (SHOAL__COLL_KIND(atomic_load_explicit(&me->coll, memory_order_relaxed)) != SHOAL__COLL_FINALIZE)
+            atomic_store_explicit(&me->calls, ++sh->api_colls, memory_order_relaxed);
+        atomic_store_explicit(&me->coll, SHOAL__COLL_FINALIZE, memory_order_release);
+    }
     for (int pe = 0; pe < sh->n_pes; pe++)
         if (shoal__pe_gone(sh, pe)) return false; /* it will never come */
     msg = calloc(2, 1);
@@ -94,6 +103,33 @@ static int shoal__finalize_meet(shoal_t sh)
     return shoal__error(sh, rc, NULL, "%s; shoal_finalize then completed once every PE called it", first);
 }
 
+/* After the agreement of a broken instance failed: what this node's
+ * control block says of its PEs, in a sentence for the message. The PEs
+ * not in shoal_finalize ("PE 3 did not come to shoal_finalize within 2 s"),
+ * or, where every PE of the node was in it, that they left before this PE
+ * came; other nodes' PEs are not seen from here. */
+static void shoal__finalize_absent(shoal_t sh, char *buf, size_t len)
+{
+    double timeout = sh->cfg.timeout > 0 ? sh->cfg.timeout : 30;
+    size_t n = 0;
+    int absent = 0;
+
+    buf[0] = '\0';
+    for (int r = 0; sh->ctrl != NULL && r < sh->node_size && n < len; r++) {
+        int pe = sh->node_pes[r];
+        uint32_t coll = atomic_load_explicit(&sh->ctrl->slot[r].coll, memory_order_acquire);
+        if (pe == sh->my_pe || SHOAL__COLL_KIND(coll) == SHOAL__COLL_FINALIZE) continue;
+        n += (size_t)snprintf(buf + n, len - n, "%sPE %d", absent++ ? ", " : "", pe);
+    }
+    if (absent > 0 && n < len)
+        snprintf(buf + n, len - n, " did not come to shoal_finalize within %g s", timeout);
+    else if (sh->n_nodes == 1 && sh->node_size > 1)
+        snprintf(buf, len, "the other PEs were in shoal_finalize but had given up waiting (%g s) when this PE came",
+                 timeout);
+    else
+        snprintf(buf, len, "not every PE came to shoal_finalize within %g s", timeout);
+}
+
 /* Releases what init created, in reverse. Collective unless the instance
  * is broken (a peer vanished) and the other PEs do not come to finalize it:
  * then only local resources go. */
@@ -123,18 +159,20 @@ int shoal__finalize(shoal_t sh)
         /* Finalize's own meeting failed: say what it could free after all. */
         char first[sizeof(sh->err)];
         snprintf(first, sizeof(first), "%s", shoal_last_error(sh));
-        if (sh->broken)
+        if (sh->broken) {
+            char why[256];
+            shoal__finalize_absent(sh, why, sizeof(why));
             shoal__error(sh, rc, NULL,
-                         "%s; not every PE came to shoal_finalize within %g s: only this PE's memory "
-                         "was freed; its MPI windows and communicators stay, and MPI_Finalize may not return",
-                         first, sh->cfg.timeout > 0 ? sh->cfg.timeout : 30);
-        else
+                         "%s; then %s: only this PE's memory was freed; its MPI windows and communicators stay, "
+                         "and MPI_Finalize may not return",
+                         first, why);
+        } else
             shoal__error(sh, rc, NULL, "%s; every PE then came to shoal_finalize: everything was freed", first);
     }
     if (sh->broken && rc == SHOAL_SUCCESS && sh->comm != MPI_COMM_NULL) {
         /* Not an error of this call, but the caller must know: MPI objects
          * stay behind, and MPI_Finalize may wait for them. */
-        char why[160];
+        char why[256];
         size_t n = 0;
         int gone = 0;
         for (int pe = 0; pe < sh->n_pes && n < sizeof(why) - 16; pe++)
@@ -143,8 +181,7 @@ int shoal__finalize(shoal_t sh)
         if (gone)
             snprintf(why + n, sizeof(why) - n, "%s exited or was killed", gone > 1 ? " each" : "");
         else
-            snprintf(why, sizeof(why), "not every PE came to shoal_finalize within %g s",
-                     sh->cfg.timeout > 0 ? sh->cfg.timeout : 30);
+            shoal__finalize_absent(sh, why, sizeof(why));
         rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                           "the instance was broken by an earlier failure, and %s: only this PE's memory was freed; "
                           "its MPI windows and communicators stay, and MPI_Finalize may not return",

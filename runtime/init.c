@@ -68,6 +68,11 @@ static int shoal__init_check(shoal_t sh, const shoal_config_t *cfg)
     static const char *call = "shoal_init";
 
     if (cfg->env_error[0] != '\0') return shoal__error(sh, SHOAL_ERR_ENV, call, "%s", cfg->env_error);
+    if (!shoal__config_name_valid(cfg))
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "config name is invalid: expected \"\" or 1 to %zu letters, digits and underscores "
+                            "(shoal_config_init_named sets it)",
+                            sizeof(cfg->name) - 1);
     if (cfg->heap_size == 0) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "config heap_size is 0");
     if (cfg->check == SHOAL_CHECK_FULL) {
         int level = MPI_THREAD_SINGLE, is_main = 1;

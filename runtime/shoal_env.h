@@ -145,11 +145,26 @@ typedef struct shoal__settings {
  * SHOAL_SUCCESS, or SHOAL_ERR_ENV with s->cfg.env_error naming the first
  * invalid one. Logs nothing (the logger reads its settings here). */
 SHOAL__HIDDEN int shoal__env_load(shoal__settings_t *s);
+/* The same for a named instance's settings: where SHOAL_<PREFIX>_<NAME> is
+ * set, it stands for SHOAL_<NAME> (the variables shoal__env_per_instance
+ * allows; prefix upper case, NULL or "": none). */
+SHOAL__HIDDEN int shoal__env_load_named(shoal__settings_t *s, const char *prefix);
+/* May SHOAL_<PREFIX>_<NAME> set key for a named instance? (Logging, the
+ * unknown-variable report and what the topology code reads are process-wide.) */
+SHOAL__HIDDEN bool shoal__env_per_instance(shoal__env_key_t key);
+/* The variable that sets key (for prefix): "SHOAL_<PREFIX>_<NAME>" where
+ * that is set, else "SHOAL_<NAME>"; into buf. */
+SHOAL__HIDDEN const char *shoal__env_var_named(shoal__env_key_t key, const char *prefix, char *buf, size_t len);
+SHOAL__HIDDEN const char *shoal__env_value_named(shoal__env_key_t key, const char *prefix);
+SHOAL__HIDDEN bool shoal__env_is_set_named(shoal__env_key_t key, const char *prefix);
+SHOAL__HIDDEN const char *shoal__env_raw_named(shoal__env_key_t key, const char *prefix);
 /* For shoal_init with config cfg: shoal__env_load into *s, and the INFO
  * lines of the variables set and of where each config field came from
  * (the program, which wins over its variable, the variable, or the
  * default); keeps on sh whether the heap size came from the program. */
 SHOAL__HIDDEN void shoal__env_for_init(shoal_t sh, const shoal_config_t *cfg, shoal__settings_t *s);
+/* Is cfg->name "" or a valid instance name (shoal_config_init_named)? */
+SHOAL__HIDDEN bool shoal__config_name_valid(const shoal_config_t *cfg);
 /* The variable's value without surrounding blanks; its default when unset
  * or blank. */
 SHOAL__HIDDEN const char *shoal__env_value(shoal__env_key_t key);

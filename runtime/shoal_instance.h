@@ -26,6 +26,7 @@ struct shoal_instance {
     shoal_config_t cfg;
     bool heap_size_from_code; /* cfg.heap_size set by the program, not SHOAL_HEAP_SIZE */
     bool heap_size_var_set;   /* SHOAL_HEAP_SIZE is set (and overridden when the above) */
+    char heap_size_var[80];   /* the variable that sets the heap size: SHOAL_HEAP_SIZE or SHOAL_<NAME>_HEAP_SIZE */
     unsigned disabled;        /* SHOAL_TRANSPORT_DISABLE mask */
     shoal_path_t p2p_level;   /* SHOAL_P2P_LEVEL */
 

@@ -144,7 +144,7 @@ static void check_cmake_project(void)
     write_user_sources(dir);
     snprintf(path, sizeof(path), "%s/CMakeLists.txt", dir);
     write_file(path, "cmake_minimum_required(VERSION 3.16)\nproject(use_shoal C)\n"
-                     "if(NOT WANT)\n  set(WANT 0.2)\nendif()\n"
+                     "if(NOT WANT)\n  set(WANT 0.3)\nendif()\n"
                      "find_package(shoal ${WANT} REQUIRED ${COMPS})\n"
                      "add_executable(use_shoal main.c)\ntarget_link_libraries(use_shoal PRIVATE shoal::shoal)\n"
                      "add_executable(use_shoal_static main.c)\n"
@@ -167,20 +167,20 @@ static void check_cmake_project(void)
         out = run(cmd);
         CHECK_CONTAINS(out, "stream API linked 1");
     }
-    /* Versions and components: what is asked against 0.2.x (0.x: same minor). */
+    /* Versions and components: what is asked against 0.3.x (0.x: same minor). */
     {
         static const struct {
             const char *want, *comps, *needle; /* needle NULL: configures */
         } cases[] = {
             {"9.0", "", "9.0"},
             {"0.1", "", "0.1"},
-            {"0.2.5", "", "0.2.5"},
+            {"0.3.5", "", "0.3.5"},
             {"0.1...0.3", "", NULL},
-            {"0.3...1.0", "", "0.3...1.0"},
-            {"0.2", "COMPONENTS;foo", "shoal has no component foo"},
+            {"0.4...1.0", "", "0.4...1.0"},
+            {"0.3", "COMPONENTS;foo", "shoal has no component foo"},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) + 1; i++) {
-            const char *want = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].want : "0.2";
+            const char *want = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].want : "0.3";
             const char *comps = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].comps : "COMPONENTS;cuda";
             const char *needle = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].needle
                                  : cuda                               ? NULL

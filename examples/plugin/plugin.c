@@ -27,8 +27,10 @@ int plugin_init(MPI_Comm comm)
     shoal_config_t cfg;
     int status, npes;
 
-    shoal_config_init(&cfg);
-    cfg.heap_size = 1 << 20; /* a plugin needs little */
+    /* Its own name: SHOAL_PLUGIN_* variables tune this instance apart from
+     * the application's (SHOAL_PLUGIN_HEAP_SIZE, SHOAL_PLUGIN_TIMEOUT...). */
+    shoal_config_init_named(&cfg, "plugin");
+    if (getenv("SHOAL_PLUGIN_HEAP_SIZE") == NULL) cfg.heap_size = 1 << 20; /* a plugin needs little */
     status = shoal_init(comm, &cfg, &sh);
     if (status != SHOAL_SUCCESS) {
         fprintf(stderr, "plugin: shoal_init: %s\n", shoal_last_error(NULL));
