@@ -157,6 +157,40 @@ SHOAL_EXPORT int shoal_barrier_all(shoal_t sh);
 /* Collective: every PE arrives; no completion of outstanding operations. */
 SHOAL_EXPORT int shoal_sync_all(shoal_t sh);
 
+/* Blocking 2-D put and get, as cudaMemcpy2D: height rows of width bytes,
+ * row i at dest + i * dpitch and at src + i * spitch (pitches in bytes, at
+ * least width, else SHOAL_ERR_INVALID_ARG). The remote side (dest of a put,
+ * src of a get) is the symmetric one: its whole span, from the first byte to
+ * the end of the last row, must lie in one allocation. A put returns when
+ * src may be reused and is complete at shoal_quiet; a get returns with dest
+ * filled. width or height 0 moves nothing. Local rows may interleave with
+ * the remote ones (two columns of one grid on this PE) but not share bytes
+ * with them. On GPU heaps mapped here (self, cuda_ipc) one copy-engine
+ * operation moves the whole rectangle. */
+SHOAL_EXPORT int shoal_put_2d(shoal_t sh, void *dest, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t height, int pe);
+SHOAL_EXPORT int shoal_get_2d(shoal_t sh, void *dest, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t height, int pe);
+
+/* Blocking strided put and get of nelems elements of 8 to 128 bits
+ * (OpenSHMEM iput/iget): element i at dest + i * dst and src + i * sst,
+ * strides in elements. Strides must be at least 1 (OpenSHMEM defines
+ * positive strides only; 0 or less is SHOAL_ERR_INVALID_ARG). The remote
+ * span, first to last element, must lie in one allocation; what lies
+ * between the elements is never touched. Completion as shoal_put_2d and
+ * shoal_get_2d, which they are with one element a row. */
+#define SHOAL__ISIZED_DECL(BITS)                                                                                       \
+    SHOAL_EXPORT int shoal_iput##BITS(shoal_t sh, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,           \
+                                      size_t nelems, int pe);                                                          \
+    SHOAL_EXPORT int shoal_iget##BITS(shoal_t sh, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,           \
+                                      size_t nelems, int pe);
+SHOAL__ISIZED_DECL(8)
+SHOAL__ISIZED_DECL(16)
+SHOAL__ISIZED_DECL(32)
+SHOAL__ISIZED_DECL(64)
+SHOAL__ISIZED_DECL(128)
+#undef SHOAL__ISIZED_DECL
+
 /* OpenSHMEM standard RMA types: X(TYPE, NAME). */
 #define SHOAL_RMA_TYPES(X)                                                                                             \
     X(float, float)                                                                                                    \
@@ -184,13 +218,20 @@ SHOAL_EXPORT int shoal_sync_all(shoal_t sh);
     X(size_t, size)                                                                                                    \
     X(ptrdiff_t, ptrdiff)
 
+/* Per type: put, get, put_nbi, get_nbi (nelems elements), p and g (one
+ * value), and the strided iput and iget (as shoal_iput64: element strides
+ * dst and sst, at least 1; blocking). */
 #define SHOAL__TYPED_DECL(T, N)                                                                                        \
     SHOAL_EXPORT int shoal_##N##_put(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);                        \
     SHOAL_EXPORT int shoal_##N##_get(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);                        \
     SHOAL_EXPORT int shoal_##N##_put_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);                    \
     SHOAL_EXPORT int shoal_##N##_get_nbi(shoal_t sh, T *dest, const T *src, size_t nelems, int pe);                    \
     SHOAL_EXPORT int shoal_##N##_p(shoal_t sh, T *dest, T value, int pe);                                              \
-    SHOAL_EXPORT int shoal_##N##_g(shoal_t sh, T *value_p, const T *src, int pe);
+    SHOAL_EXPORT int shoal_##N##_g(shoal_t sh, T *value_p, const T *src, int pe);                                      \
+    SHOAL_EXPORT int shoal_##N##_iput(shoal_t sh, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
+                                      int pe);                                                                         \
+    SHOAL_EXPORT int shoal_##N##_iget(shoal_t sh, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
+                                      int pe);
 SHOAL_RMA_TYPES(SHOAL__TYPED_DECL)
 #undef SHOAL__TYPED_DECL
 

@@ -166,6 +166,39 @@ int shoal_get_nbi(shoal_t sh, void *dest, const void *src, size_t nbytes, int pe
     return shoal__rma(sh, "shoal_get_nbi", false, dest, src, nbytes, pe, 1);
 }
 
+int shoal_put_2d(shoal_t sh, void *dest, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                 int pe)
+{
+    SHOAL__ENTER(sh, "shoal_put_2d");
+    return shoal__rma_2d(sh, "shoal_put_2d", true, dest, dpitch, src, spitch, width, height, pe);
+}
+
+int shoal_get_2d(shoal_t sh, void *dest, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                 int pe)
+{
+    SHOAL__ENTER(sh, "shoal_get_2d");
+    return shoal__rma_2d(sh, "shoal_get_2d", false, dest, dpitch, src, spitch, width, height, pe);
+}
+
+/* The sized strided calls: elements of BITS / 8 bytes. */
+#define SHOAL__ISIZED_DEF(BITS)                                                                                        \
+    int shoal_iput##BITS(shoal_t sh, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_iput" #BITS);                                                                          \
+        return shoal__rma_strided(sh, "shoal_iput" #BITS, true, dest, src, dst, sst, nelems, BITS / 8, pe);            \
+    }                                                                                                                  \
+    int shoal_iget##BITS(shoal_t sh, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_iget" #BITS);                                                                          \
+        return shoal__rma_strided(sh, "shoal_iget" #BITS, false, dest, src, dst, sst, nelems, BITS / 8, pe);           \
+    }
+SHOAL__ISIZED_DEF(8)
+SHOAL__ISIZED_DEF(16)
+SHOAL__ISIZED_DEF(32)
+SHOAL__ISIZED_DEF(64)
+SHOAL__ISIZED_DEF(128)
+#undef SHOAL__ISIZED_DEF
+
 int shoal_quiet(shoal_t sh)
 {
     SHOAL__ENTER(sh, "shoal_quiet");
@@ -256,6 +289,16 @@ int shoal_pe_gpu_shared(shoal_t sh, int pe)
     {                                                                                                                  \
         SHOAL__ENTER(sh, "shoal_" #N "_g");                                                                            \
         return shoal__rma(sh, "shoal_" #N "_g", false, value_p, src, sizeof(T), pe, 0);                                \
+    }                                                                                                                  \
+    int shoal_##N##_iput(shoal_t sh, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)       \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_iput");                                                                         \
+        return shoal__rma_strided(sh, "shoal_" #N "_iput", true, dest, src, dst, sst, nelems, sizeof(T), pe);          \
+    }                                                                                                                  \
+    int shoal_##N##_iget(shoal_t sh, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)       \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_iget");                                                                         \
+        return shoal__rma_strided(sh, "shoal_" #N "_iget", false, dest, src, dst, sst, nelems, sizeof(T), pe);         \
     }
 SHOAL_RMA_TYPES(SHOAL__TYPED_DEF)
 #undef SHOAL__TYPED_DEF

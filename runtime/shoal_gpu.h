@@ -59,6 +59,12 @@ static inline const shoal__gpu_info_t *shoal__gpu_node_info(shoal_t sh, int r)
 SHOAL__HIDDEN int shoal__gpu_mapped_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n,
                                         int nbi);
 SHOAL__HIDDEN int shoal__gpu_mapped_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
+/* The same for height rows of width bytes (pitches in bytes): one
+ * cudaMemcpy2DAsync on the internal stream. */
+SHOAL__HIDDEN int shoal__gpu_mapped_put_2d(shoal_t sh, const char *call, int pe, size_t off, size_t pitch,
+                                           const void *src, size_t spitch, size_t width, size_t height, int nbi);
+SHOAL__HIDDEN int shoal__gpu_mapped_get_2d(shoal_t sh, const char *call, int pe, void *dst, size_t dpitch, size_t off,
+                                           size_t pitch, size_t width, size_t height, int nbi);
 /* Complete the internal stream's copies (safe from several threads). */
 SHOAL__HIDDEN int shoal__gpu_quiet(shoal_t sh, const char *call);
 SHOAL__HIDDEN int shoal__gpu_mapped_put_stream(shoal_t sh, const char *call, int pe, size_t off, const void *src,

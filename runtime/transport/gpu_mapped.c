@@ -15,12 +15,12 @@
 #include "shoal_gpu.h"
 #include "transport.h"
 
-static int gpu_mapped_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi)
+/* Queued on the internal stream: done, or wait for it (blocking). */
+static int gpu_mapped_queued(shoal_t sh, const char *call, int nbi)
 {
     struct shoal_gpu *g = sh->gpu;
-    cudaError_t err = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, g->stream);
+    cudaError_t err;
 
-    if (SHOAL__UNLIKELY(err != cudaSuccess)) return shoal__cuda_error(sh, call, "cudaMemcpyAsync", err);
     if (nbi) {
         atomic_fetch_add_explicit(&g->copies_queued, 1, memory_order_acq_rel);
         return SHOAL_SUCCESS;
@@ -28,6 +28,40 @@ static int gpu_mapped_copy(shoal_t sh, const char *call, void *dst, const void *
     err = cudaStreamSynchronize(g->stream);
     if (SHOAL__UNLIKELY(err != cudaSuccess)) return shoal__cuda_error(sh, call, "cudaStreamSynchronize", err);
     return SHOAL_SUCCESS;
+}
+
+static int gpu_mapped_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi)
+{
+    cudaError_t err = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, sh->gpu->stream);
+
+    if (SHOAL__UNLIKELY(err != cudaSuccess)) return shoal__cuda_error(sh, call, "cudaMemcpyAsync", err);
+    return gpu_mapped_queued(sh, call, nbi);
+}
+
+/* One copy-engine operation for the whole rectangle. A pitch beyond the
+ * device's limit (cudaDevAttrMaxPitch) is refused by CUDA with
+ * cudaErrorInvalidPitchValue before anything is queued: the rows then go as
+ * one copy each, on the same stream. */
+static int gpu_mapped_copy_2d(shoal_t sh, const char *call, char *dst, size_t dpitch, const char *src, size_t spitch,
+                              size_t width, size_t height, int nbi)
+{
+    cudaStream_t stream = sh->gpu->stream;
+    cudaError_t err = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, stream);
+
+    if (SHOAL__UNLIKELY(err == cudaErrorInvalidPitchValue)) {
+        cudaGetLastError();
+        err = cudaSuccess;
+        for (size_t i = 0; i < height && err == cudaSuccess; i++)
+            err = cudaMemcpyAsync(dst + i * dpitch, src + i * spitch, width, cudaMemcpyDefault, stream);
+        if (SHOAL__UNLIKELY(err != cudaSuccess)) {
+            /* Rows already queued run on: a quiet waits for them. */
+            gpu_mapped_queued(sh, call, 1);
+            return shoal__cuda_error(sh, call, "cudaMemcpyAsync(row of a 2-D copy)", err);
+        }
+    } else if (SHOAL__UNLIKELY(err != cudaSuccess)) {
+        return shoal__cuda_error(sh, call, "cudaMemcpy2DAsync", err);
+    }
+    return gpu_mapped_queued(sh, call, nbi);
 }
 
 int shoal__gpu_mapped_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
@@ -38,6 +72,18 @@ int shoal__gpu_mapped_put(shoal_t sh, const char *call, int pe, size_t off, cons
 int shoal__gpu_mapped_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
     return gpu_mapped_copy(sh, call, dst, sh->peer_base[pe] + off, n, nbi);
+}
+
+int shoal__gpu_mapped_put_2d(shoal_t sh, const char *call, int pe, size_t off, size_t pitch, const void *src,
+                             size_t spitch, size_t width, size_t height, int nbi)
+{
+    return gpu_mapped_copy_2d(sh, call, sh->peer_base[pe] + off, pitch, src, spitch, width, height, nbi);
+}
+
+int shoal__gpu_mapped_get_2d(shoal_t sh, const char *call, int pe, void *dst, size_t dpitch, size_t off, size_t pitch,
+                             size_t width, size_t height, int nbi)
+{
+    return gpu_mapped_copy_2d(sh, call, dst, dpitch, sh->peer_base[pe] + off, pitch, width, height, nbi);
 }
 
 int shoal__gpu_quiet(shoal_t sh, const char *call)

@@ -20,6 +20,22 @@ static int self_host_get(shoal_t sh, const char *call, int pe, void *dst, size_t
     return SHOAL_SUCCESS;
 }
 
+static int self_host_put_2d(shoal_t sh, const char *call, int pe, size_t off, size_t pitch, const void *src,
+                            size_t spitch, size_t width, size_t height, int nbi)
+{
+    (void)call, (void)pe, (void)nbi;
+    shoal__tp_copy_2d(sh->heap_base + off, pitch, src, spitch, width, height);
+    return SHOAL_SUCCESS;
+}
+
+static int self_host_get_2d(shoal_t sh, const char *call, int pe, void *dst, size_t dpitch, size_t off, size_t pitch,
+                            size_t width, size_t height, int nbi)
+{
+    (void)call, (void)pe, (void)nbi;
+    shoal__tp_copy_2d(dst, dpitch, sh->heap_base + off, pitch, width, height);
+    return SHOAL_SUCCESS;
+}
+
 static int self_host_quiet(shoal_t sh, const char *call)
 {
     (void)sh, (void)call;
@@ -35,6 +51,8 @@ const shoal__tp_ops_t shoal__tp_self_host = {
     .put = self_host_put,
     .get = self_host_get,
     .quiet = self_host_quiet,
+    .put_2d = self_host_put_2d,
+    .get_2d = self_host_get_2d,
 };
 
 #if SHOAL_HAVE_CUDA
@@ -51,6 +69,8 @@ const shoal__tp_ops_t shoal__tp_self_gpu = {
     .put = shoal__gpu_mapped_put,
     .get = shoal__gpu_mapped_get,
     .quiet = shoal__gpu_quiet,
+    .put_2d = shoal__gpu_mapped_put_2d,
+    .get_2d = shoal__gpu_mapped_get_2d,
     .put_stream = shoal__gpu_mapped_put_stream,
     .get_stream = shoal__gpu_mapped_get_stream,
     .p_stream = shoal__gpu_mapped_p_stream,

@@ -23,6 +23,22 @@ static int shm_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, 
     return SHOAL_SUCCESS;
 }
 
+static int shm_put_2d(shoal_t sh, const char *call, int pe, size_t off, size_t pitch, const void *src, size_t spitch,
+                      size_t width, size_t height, int nbi)
+{
+    (void)call, (void)nbi;
+    shoal__tp_copy_2d(sh->peer_base[pe] + off, pitch, src, spitch, width, height);
+    return SHOAL_SUCCESS;
+}
+
+static int shm_get_2d(shoal_t sh, const char *call, int pe, void *dst, size_t dpitch, size_t off, size_t pitch,
+                      size_t width, size_t height, int nbi)
+{
+    (void)call, (void)nbi;
+    shoal__tp_copy_2d(dst, dpitch, sh->peer_base[pe] + off, pitch, width, height);
+    return SHOAL_SUCCESS;
+}
+
 /* Stores are complete once issued; order them before what follows. */
 static int shm_quiet(shoal_t sh, const char *call)
 {
@@ -40,4 +56,6 @@ const shoal__tp_ops_t shoal__tp_shm = {
     .put = shm_put,
     .get = shm_get,
     .quiet = shm_quiet,
+    .put_2d = shm_put_2d,
+    .get_2d = shm_get_2d,
 };

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "shoal_instance.h"
 
@@ -57,6 +58,16 @@ typedef struct shoal__tp_ops {
     /* After a barrier: make what peers wrote into this PE's heap through
      * the transport visible to its loads. NULL: nothing to do. */
     int (*sync)(shoal_t sh, const char *call);
+
+    /* Optional (NULL: not offered; runtime/rma.c then moves the rows one
+     * put or get each): height rows of width bytes, row i at off + i * pitch
+     * of the target's heap and at src + i * spitch (put) or dst + i * dpitch
+     * (get) here; width > 0, height > 0, every pitch >= width, and the rows
+     * checked to lie in the heap. nbi as for put and get. */
+    int (*put_2d)(shoal_t sh, const char *call, int pe, size_t off, size_t pitch, const void *src, size_t spitch,
+                  size_t width, size_t height, int nbi);
+    int (*get_2d)(shoal_t sh, const char *call, int pe, void *dst, size_t dpitch, size_t off, size_t pitch,
+                  size_t width, size_t height, int nbi);
 
     /* SHOAL__TP_CAP_STREAM only. p_stream stores a 4- or 8-byte value
      * (aligned) carried in the stream operation itself. quiet_stream makes
@@ -104,6 +115,19 @@ SHOAL__HIDDEN bool shoal__tp_candidate(shoal_t sh, int pe, shoal_transport_id_t 
  * over a second mapping of its pages (alias true, as shoal's own)? Tried on
  * scratch memory; *moved_p is the same on every PE. */
 SHOAL__HIDDEN int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p);
+
+/* height rows of width bytes between host memory both sides can load and
+ * store (self and shm on host heaps): a row at a time, one copy when both
+ * sides are contiguous. */
+static inline void shoal__tp_copy_2d(char *dst, size_t dpitch, const char *src, size_t spitch, size_t width,
+                                     size_t height)
+{
+    if (dpitch == width && spitch == width) {
+        memcpy(dst, src, width * height);
+        return;
+    }
+    for (size_t i = 0; i < height; i++) memcpy(dst + i * dpitch, src + i * spitch, width);
+}
 
 /* The transport chosen for pe, and what it can do. */
 static inline const shoal__tp_ops_t *shoal__tp(shoal_t sh, int pe) { return sh->pe_tp[pe]; }
