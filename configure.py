@@ -623,8 +623,10 @@ with open(built('CTestTestfile.cmake'), 'w') as f:
                + shlex.split(options.test_wrapper) + [os.path.abspath(t.exe)] + t.args)
         # The harness's own SHOAL_TEST_* variables are not shoal's: no report
         # of them (a test that wants the report sets SHOAL_WARN_UNKNOWN_ENV).
+        # SHOAL_TEST_MPIEXEC: for a test that launches a program itself
+        # (test_topo_tool runs shoal-topo under mpiexec).
         env = ['SHOAL_TEST_SRCDIR=' + SRCDIR, 'SHOAL_TEST_BUILDDIR=' + ABS_BUILDDIR,
-               'SHOAL_WARN_UNKNOWN_ENV=n'] + SANITIZER_ENV
+               'SHOAL_TEST_MPIEXEC=' + cfg.mpiexec, 'SHOAL_WARN_UNKNOWN_ENV=n'] + SANITIZER_ENV
         env += ['MPIEXEC_TIMEOUT=%d' % t.timeout, 'SHOAL_TEST_NP=%d' % t.np] if t.np else []
         own = set(e.split('=', 1)[0] for e in t.env)
         env = [e for e in env if e.split('=', 1)[0] not in own] + t.env

@@ -267,6 +267,12 @@ enum {
 /* SHOAL_GPU_SEPARATE, SHOAL_GPU_SHARED_MPS or SHOAL_GPU_SHARED (a status
  * below 0 on a bad instance or PE). */
 SHOAL_EXPORT int shoal_pe_gpu_shared(shoal_t sh, int pe);
+/* pe's GPU as its node published it at shoal_init, in *bus_id_p: a PCI bus
+ * id ("0000:19:00.0", as CUDA writes it) that shoal_topo_gpu_find maps to the
+ * GPU's index in the node's topology; "" for a host heap, a PE of another
+ * node, or a build without CUDA. The text lives as long as the instance;
+ * *bus_id_p is "" after an error (SHOAL_ERR_PE for a bad pe). */
+SHOAL_EXPORT int shoal_pe_gpu_bus_id(shoal_t sh, int pe, const char **bus_id_p);
 
 /* Runtime version (SHOAL_VERSION of the library actually loaded). */
 SHOAL_EXPORT int shoal_version(void);

@@ -250,6 +250,20 @@ int shoal_pe_gpu_shared(shoal_t sh, int pe)
     return shoal__gpu_shared(sh, pe);
 }
 
+int shoal_pe_gpu_bus_id(shoal_t sh, int pe, const char **bus_id_p)
+{
+    const char *bus;
+
+    if (bus_id_p) *bus_id_p = "";
+    SHOAL__ENTER(sh, "shoal_pe_gpu_bus_id");
+    if (!bus_id_p) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_pe_gpu_bus_id", "bus_id_p is NULL");
+    if ((unsigned)pe >= (unsigned)sh->n_pes)
+        return shoal__error(sh, SHOAL_ERR_PE, "shoal_pe_gpu_bus_id", "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    bus = shoal__gpu_bus_id(sh, pe);
+    *bus_id_p = bus ? bus : "";
+    return SHOAL_SUCCESS;
+}
+
 /* The typed families: one line each into the byte-level entry points. */
 #define SHOAL__TYPED_DEF(T, N)                                                                                         \
     int shoal_##N##_put(shoal_t sh, T *dest, const T *src, size_t nelems, int pe)                                      \

@@ -145,6 +145,23 @@ static void test_queries(shoal_t sh, char *p)
                                               (k == SHOAL_GPU_SHARED_MPS || k == SHOAL_GPU_SHARED)),
                   "shoal_pe_gpu_shared(%d) = %d", pe, k);
     }
+    {
+        /* A host heap names no GPU; a GPU heap names this PE's own, and
+         * that of every PE of its node, but none of another node. */
+        const char *bus = NULL;
+        CHECK_ERR(shoal_pe_gpu_bus_id(sh, npes, &bus), SHOAL_ERR_PE, sh, "shoal_pe_gpu_bus_id");
+        CHECK_EQ_STR(bus, "");
+        CHECK_ERR(shoal_pe_gpu_bus_id(sh, 0, NULL), SHOAL_ERR_INVALID_ARG, sh, "bus_id_p is NULL");
+        for (int pe = 0; pe < npes; pe++) {
+            bus = NULL;
+            CHECK_OK(shoal_pe_gpu_bus_id(sh, pe, &bus), sh);
+            CHECK_MSG(bus != NULL, "shoal_pe_gpu_bus_id(%d) left NULL", pe);
+            if (shoal_heap_kind(sh) != SHOAL_HEAP_GPU || shoal_pe_node(sh, pe) != shoal_pe_node(sh, me))
+                CHECK_EQ_STR(bus, "");
+            else if (pe == me)
+                CHECK_MSG(bus[0] != '\0', "a GPU heap without a GPU bus id");
+        }
+    }
     CHECK_ERR(shoal_pe_transport(sh, 0, NULL), SHOAL_ERR_INVALID_ARG, sh, "name_p is NULL");
     CHECK_ERR(shoal_comm(sh, NULL), SHOAL_ERR_INVALID_ARG, sh, "comm_p is NULL");
     CHECK_EQ_PTR(shoal_ptr(sh, NULL, me), NULL);
@@ -201,6 +218,11 @@ static void test_tombstone(shoal_t sh)
     DEAD(shoal_pe_transport(sh, 0, &name), "shoal_pe_transport");
     DEAD(shoal_pe_node(sh, 0), "shoal_pe_node");
     DEAD(shoal_pe_gpu_shared(sh, 0), "shoal_pe_gpu_shared");
+    {
+        const char *bus = NULL;
+        DEAD(shoal_pe_gpu_bus_id(sh, 0, &bus), "shoal_pe_gpu_bus_id");
+        CHECK_EQ_STR(bus, "");
+    }
     DEAD(shoal_addr_accessible(sh, &x, 0), "shoal_addr_accessible");
     CHECK_EQ_PTR(shoal_malloc(sh, 64), NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "shoal_malloc: instance was finalized");

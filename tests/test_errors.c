@@ -76,6 +76,7 @@ static void test_null_instance(void)
     CHECK_STATUS(shoal_pe_transport(NULL, 0, &name), SHOAL_ERR_INVALID_INSTANCE, NULL);
     CHECK_STATUS(shoal_pe_node(NULL, 0), SHOAL_ERR_INVALID_INSTANCE, NULL);
     CHECK_STATUS(shoal_pe_gpu_shared(NULL, 0), SHOAL_ERR_INVALID_INSTANCE, NULL);
+    CHECK_STATUS(shoal_pe_gpu_bus_id(NULL, 0, &name), SHOAL_ERR_INVALID_INSTANCE, NULL);
     CHECK_EQ_PTR(shoal_malloc(NULL, 64), NULL);
     CHECK_EQ_PTR(shoal_calloc(NULL, 1, 64), NULL);
     CHECK_EQ_PTR(shoal_align(NULL, 64, 64), NULL);

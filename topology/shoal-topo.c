@@ -382,6 +382,57 @@ static void tool_text_gpus(FILE *out, shoal_topo_t topo)
     }
 }
 
+static void tool_text_nics(FILE *out, shoal_topo_t topo)
+{
+    int n = shoal_topo_n_nics(topo);
+
+    if (n <= 0) return;
+    fprintf(out, "\nNICs:\n");
+    for (int i = 0; i < n; i++) {
+        shoal_topo_nic_t nic;
+        int numa = -1;
+        if (shoal_topo_nic(topo, i, &nic) < 0) continue;
+        shoal_topo_nic_numa(topo, i, &numa);
+        fprintf(out, "  NIC%d  %s  %s", i, nic.pci_bus_id[0] ? nic.pci_bus_id : "(no PCI device)",
+                nic.name[0] ? nic.name : "(unnamed)");
+        if (numa >= 0) fprintf(out, "  NUMA node %d", numa);
+        fputc('\n', out);
+    }
+}
+
+/* The machine: a summary line, then the GPU matrix and the GPUs (where
+ * there are some) and the NICs. Model mode and MPI mode print the same. */
+static void tool_text_machine(FILE *out, shoal_topo_t topo)
+{
+    int n_gpus = shoal_topo_n_gpus(topo), n_nics = shoal_topo_n_nics(topo);
+    int pk = shoal_topo_n_packages(topo), nn = shoal_topo_n_numa(topo), cores = shoal_topo_n_cores(topo);
+
+    fprintf(out, "%d %s, %d NUMA %s, %d %s, %d %s, %d %s (NVLink information: %s)\n", pk,
+            tool_plural(pk, "package", "packages"), nn, tool_plural(nn, "node", "nodes"), cores,
+            tool_plural(cores, "core", "cores"), n_gpus, tool_plural(n_gpus, "GPU", "GPUs"), n_nics,
+            tool_plural(n_nics, "NIC", "NICs"), shoal_topo_nvlink_source(topo));
+    if (n_gpus > 0) {
+        fputc('\n', out);
+        tool_text_matrix(out, topo);
+        tool_text_gpus(out, topo);
+    }
+    tool_text_nics(out, topo);
+}
+
+/* PEs of one node beyond its cores: a PE waiting in a collective then
+ * sleeps in the kernel (SHOAL_WAIT=auto turns to sleep there), and every
+ * wake-up costs. where is "one node", "each node" or "node 2"; 1 when it
+ * warned. */
+static int tool_warn_oversubscribed(FILE *out, const char *where, int pes, int cores)
+{
+    if (cores <= 0 || pes <= cores) return 0;
+    fprintf(out,
+            "  %d PEs on %s but %d %s: PEs outnumber cores, so a PE waiting in a collective sleeps in the kernel "
+            "(SHOAL_WAIT=auto) and performance suffers; run fewer ranks per node\n",
+            pes, where, cores, tool_plural(cores, "core", "cores"));
+    return 1;
+}
+
 /* One "why" for the pair, plus its transport; 0 or 1 on error. */
 static int tool_choose(shoal_topo_t topo, const tool_opts_t *o, int pe_a, int gpu_a, int pe_b, int gpu_b,
                        shoal_transport_id_t *tp_p, char *why, size_t why_len)
@@ -402,11 +453,17 @@ static int tool_text_transports(FILE *out, shoal_topo_t topo, const tool_opts_t 
     *fallbacks_p = 0;
     char nodes[48] = "on one node";
     if (o->node_size > 0 && o->node_size < pl->n_pes) snprintf(nodes, sizeof(nodes), "in nodes of %d", o->node_size);
+    if (pl->n_pes == 0) {
+        /* One PE per GPU, and no GPU: say what a user would get instead. */
+        fprintf(out, "\nTransports (no PE placed: one per GPU by default; SHOAL_P2P_LEVEL=%s):\n",
+                shoal_path_name(o->policy.p2p_level));
+        fprintf(out, "  no GPU: PEs would use host heaps; place some with --pes N or --map host,host\n");
+        return 0;
+    }
     fprintf(out, "\nTransports (%d %s %s, %s; SHOAL_P2P_LEVEL=%s):\n", pl->n_pes, tool_plural(pl->n_pes, "PE", "PEs"),
             nodes, pl->explicit_placement ? "as placed" : "one per GPU", shoal_path_name(o->policy.p2p_level));
     if (pl->n_pes < 2) {
-        fprintf(out, "  %s\n",
-                pl->n_pes ? "a single PE: only self" : "no GPU: PEs would use host heaps; place some with --pes N");
+        fprintf(out, "  a single PE: only self\n");
         return 0;
     }
     for (int a = 0; a < pl->n_pes; a++)
@@ -446,6 +503,11 @@ static int tool_text_warnings(FILE *out, shoal_topo_t topo, const tool_opts_t *o
                 g, gpu.cpuset, gpu.numa_node, bind);
         warned++;
     }
+    {
+        int per_node = o->node_size > 0 && o->node_size < pl->n_pes ? o->node_size : pl->n_pes;
+        warned += tool_warn_oversubscribed(out, per_node < pl->n_pes ? "each node" : "one node", per_node,
+                                           shoal_topo_n_cores(topo));
+    }
     for (int a = 0; a < pl->n_pes; a++)
         for (int b = a + 1; b < pl->n_pes; b++) {
             shoal_transport_id_t tp;
@@ -463,18 +525,9 @@ static int tool_text_warnings(FILE *out, shoal_topo_t topo, const tool_opts_t *o
 
 static int tool_text(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const tool_place_t *pl)
 {
-    int n_gpus = shoal_topo_n_gpus(topo), n_nics = shoal_topo_n_nics(topo), fallbacks;
-    int pk = shoal_topo_n_packages(topo), nn = shoal_topo_n_numa(topo), cores = shoal_topo_n_cores(topo);
+    int fallbacks;
 
-    fprintf(out, "%d %s, %d NUMA %s, %d %s, %d %s, %d %s (NVLink information: %s)\n", pk,
-            tool_plural(pk, "package", "packages"), nn, tool_plural(nn, "node", "nodes"), cores,
-            tool_plural(cores, "core", "cores"), n_gpus, tool_plural(n_gpus, "GPU", "GPUs"), n_nics,
-            tool_plural(n_nics, "NIC", "NICs"), shoal_topo_nvlink_source(topo));
-    if (n_gpus > 0) {
-        fputc('\n', out);
-        tool_text_matrix(out, topo);
-        tool_text_gpus(out, topo);
-    }
+    tool_text_machine(out, topo);
     if (tool_text_transports(out, topo, o, pl, &fallbacks)) return 1;
     return tool_text_warnings(out, topo, o, pl);
 }
@@ -510,7 +563,7 @@ static int tool_json(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const t
 {
     int n = shoal_topo_n_gpus(topo), first = 1;
 
-    fprintf(out, "{\n  \"version\": 2,\n");
+    fprintf(out, "{\n  \"version\": 3,\n");
     fprintf(out, "  \"machine\": {\"packages\": %d, \"numa_nodes\": %d, \"cores\": %d, \"nics\": %d},\n",
             shoal_topo_n_packages(topo), shoal_topo_n_numa(topo), shoal_topo_n_cores(topo), shoal_topo_n_nics(topo));
     fprintf(out, "  \"gpus\": [");
@@ -525,7 +578,19 @@ static int tool_json(FILE *out, shoal_topo_t topo, const tool_opts_t *o, const t
         tool_json_str(out, g.cpuset);
         fprintf(out, ", \"nic\": %d}", g.nic);
     }
-    fprintf(out, "%s],\n  \"pairs\": [", n ? "\n  " : "");
+    fprintf(out, "%s],\n  \"nics\": [", n ? "\n  " : "");
+    for (int i = 0; i < shoal_topo_n_nics(topo); i++) {
+        shoal_topo_nic_t nic;
+        int numa = -1;
+        if (shoal_topo_nic(topo, i, &nic) < 0) return tool_fail("%s", shoal_topo_last_error());
+        shoal_topo_nic_numa(topo, i, &numa);
+        fprintf(out, "%s\n    {\"index\": %d, \"pci_bus_id\": ", i ? "," : "", nic.index);
+        tool_json_str(out, nic.pci_bus_id);
+        fprintf(out, ", \"name\": ");
+        tool_json_str(out, nic.name);
+        fprintf(out, ", \"numa_node\": %d}", numa);
+    }
+    fprintf(out, "%s],\n  \"pairs\": [", shoal_topo_n_nics(topo) > 0 ? "\n  " : "");
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
             fprintf(out, "%s\n    ", first ? "" : ",");
@@ -738,15 +803,184 @@ static void tool_share_print(const int *share, int n, const int *nodes, int json
 
 /* ---------------------------------------------------------------- MPI mode */
 
-/* Every rank asks its instance which transport it uses towards every PE;
- * rank 0 gathers the rows and prints the matrix. */
+#define TOOL_BUS_LEN 32 /* a PCI bus id gathered from every rank, NUL included */
+
+/* What rank 0 knows of the PEs: each one's node and GPU, its row of chosen
+ * transports, and the live topology of rank 0's node (NULL when it could
+ * not be loaded; load_error says why). */
+typedef struct tool_live {
+    int n;                /* PEs */
+    int *tp;              /* n * n: transport from PE row to PE column, -1 unknown */
+    int *nodes;           /* node of each PE */
+    char *buses;          /* n * TOOL_BUS_LEN: each PE's GPU bus id, "" for a host heap */
+    int *gpu;             /* each PE's GPU index in topo; -1 host heap, -2 not in topo */
+    shoal_topo_t topo;    /* rank 0's node, as the runtime loads it (SHOAL_TOPO_FILE too) */
+    char load_error[512]; /* why topo is NULL */
+} tool_live_t;
+
+static const char *tool_tp_name(int tp) { return tp >= 0 ? shoal_transport_name((shoal_transport_id_t)tp) : "?"; }
+
+/* "node 0, GPU1", "node 1, host", "node 0, GPU 0000:19:00.0?" */
+static void tool_live_label(const tool_live_t *lv, int pe, char *buf, size_t len)
+{
+    if (lv->gpu[pe] >= 0)
+        snprintf(buf, len, "node %d, GPU%d", lv->nodes[pe], lv->gpu[pe]);
+    else if (lv->gpu[pe] == -1)
+        snprintf(buf, len, "node %d, host", lv->nodes[pe]);
+    else
+        snprintf(buf, len, "node %d, GPU %s?", lv->nodes[pe], lv->buses + (size_t)pe * TOOL_BUS_LEN);
+}
+
+/* The policy's transport from a to b and its reason, on the live topology
+ * with each PE where the instance put it; -1 when it cannot say (why says
+ * why). GPUs of other nodes are looked up in this node's topology: every
+ * node is taken to be the same machine. */
+static int tool_live_policy(const tool_live_t *lv, const tool_opts_t *o, int a, int b, char *why, size_t len)
+{
+    shoal_topo_place_t pa = {.pe = a, .node = lv->nodes[a], .gpu = lv->gpu[a]};
+    shoal_topo_place_t pb = {.pe = b, .node = lv->nodes[b], .gpu = lv->gpu[b]};
+    shoal_transport_id_t tp;
+
+    for (int k = 0; k < 2; k++) {
+        int pe = k ? b : a;
+        if (lv->gpu[pe] != -2) continue;
+        if (lv->nodes[a] != lv->nodes[b]) {
+            /* Across nodes the policy reads no path: any GPU stands in. */
+            if (k)
+                pb.gpu = 0;
+            else
+                pa.gpu = 0;
+            continue;
+        }
+        snprintf(why, len, "PE %d's GPU %s is not in the topology of node %d (%.300s)", pe,
+                 lv->buses + (size_t)pe * TOOL_BUS_LEN, lv->nodes[0], lv->topo ? "another machine?" : lv->load_error);
+        return -1;
+    }
+    if (shoal_topo_choose(lv->topo, &o->policy, &pa, &pb, &tp, why, len) < 0) {
+        snprintf(why, len, "%s", shoal_topo_last_error());
+        return -1;
+    }
+    return (int)tp;
+}
+
+/* Rank 0, text: the transport each pair got and why. */
+static void tool_live_text_why(const tool_live_t *lv, const tool_opts_t *o)
+{
+    int n = lv->n, several_nodes = 0;
+    char why[512], la[64], lb[64];
+
+    for (int pe = 1; pe < n; pe++) several_nodes |= lv->nodes[pe] != lv->nodes[0];
+    printf("\nWhy: each pair's transport as the instance chose it, and the policy's reason (SHOAL_P2P_LEVEL=%s%s):\n",
+           shoal_path_name(o->policy.p2p_level),
+           several_nodes ? "; GPUs of every node looked up in node 0's topology" : "");
+    if (n < 2) printf("  a single PE: only self\n");
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int chosen = lv->tp[a * n + b], back = lv->tp[b * n + a];
+            int policy = tool_live_policy(lv, o, a, b, why, sizeof(why));
+            tool_live_label(lv, a, la, sizeof(la));
+            tool_live_label(lv, b, lb, sizeof(lb));
+            printf("  PE %d (%s) <-> PE %d (%s)  %-9s %s", a, la, b, lb, tool_tp_name(chosen), why);
+            if (back != chosen) printf("; PE %d to PE %d: %s", b, a, tool_tp_name(back));
+            if (policy >= 0 && policy != chosen)
+                printf("; the policy's first choice, %s, did not connect (CUDA refused peer access?)",
+                       tool_tp_name(policy));
+            printf("\n");
+        }
+}
+
+/* Rank 0, text: what to know about this placement. */
+static void tool_live_text_warnings(const tool_live_t *lv)
+{
+    int n = lv->n, warned = 0, cores = lv->topo ? shoal_topo_n_cores(lv->topo) : 0;
+
+    printf("\nWarnings:\n");
+    if (lv->topo && *shoal_topo_warning(lv->topo)) {
+        printf("  %s\n", shoal_topo_warning(lv->topo));
+        warned++;
+    }
+    /* Nodes are numbered 0.. in order of their lowest PE. */
+    for (int node = 0, seen = 0; seen < n; node++) {
+        int pes = 0;
+        char where[32];
+        for (int pe = 0; pe < n; pe++) pes += lv->nodes[pe] == node;
+        if (pes == 0) break;
+        seen += pes;
+        snprintf(where, sizeof(where), "node %d", node);
+        if (tool_warn_oversubscribed(stdout, where, pes, cores)) warned++;
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int tp = lv->tp[a * n + b];
+            if (lv->gpu[a] == -1 || lv->gpu[b] == -1 || lv->nodes[a] != lv->nodes[b]) continue;
+            if (tp != SHOAL_TRANSPORT_STAGED) continue;
+            printf("  PE %d <-> PE %d fall back to staged: every transfer goes through host memory\n", a, b);
+            warned++;
+        }
+    if (!warned) printf("  none\n");
+}
+
+/* Rank 0, JSON: each PE's GPU and every pair a < b with the policy's reason. */
+static void tool_live_json(const tool_live_t *lv, const tool_opts_t *o)
+{
+    int n = lv->n, first = 1;
+    char why[512];
+
+    printf(",\n    \"gpus\": [");
+    for (int pe = 0; pe < n; pe++) {
+        if (lv->gpu[pe] == -2)
+            printf("%snull", pe ? ", " : "");
+        else
+            printf("%s%d", pe ? ", " : "", lv->gpu[pe]);
+    }
+    printf("],\n    \"pe_pairs\": [");
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int policy = tool_live_policy(lv, o, a, b, why, sizeof(why));
+            printf("%s\n      {\"a\": %d, \"b\": %d, \"transport\": ", first ? "" : ",", a, b);
+            first = 0;
+            tool_json_str(stdout, tool_tp_name(lv->tp[a * n + b]));
+            printf(", \"policy\": ");
+            if (policy >= 0)
+                tool_json_str(stdout, tool_tp_name(policy));
+            else
+                printf("null");
+            printf(", \"why\": ");
+            tool_json_str(stdout, why);
+            printf("}");
+        }
+    printf("%s]", first ? "" : "\n    ");
+}
+
+/* A probe matrix as JSON rows; null on the diagonal (no PE measures itself). */
+static void tool_json_probe_rows(const double *m, int n)
+{
+    for (int a = 0; a < n; a++) {
+        printf("%s[", a ? ", " : "");
+        for (int b = 0; b < n; b++) {
+            if (a == b)
+                printf("%snull", b ? ", " : "");
+            else
+                printf("%s%.2f", b ? ", " : "", m[a * n + b]);
+        }
+        printf("]");
+    }
+}
+
+/* Every rank asks its instance which transport it uses towards every PE and
+ * where its heap lives; rank 0 gathers the rows, loads the live topology,
+ * and prints the machine, the matrix and each pair's reason. */
 static int tool_mpi(const tool_opts_t *o)
 {
     shoal_t sh = NULL;
-    int rank = 0, n = 0, me, rc = 0, *row = NULL, *all = NULL, *nodes = NULL, node, *share = NULL;
+    int rank = 0, n = 0, me, rc = 0, *row = NULL, node, *share = NULL;
     double *bw = NULL, *lat = NULL;
     size_t probe_size = 0;
+    tool_live_t lv;
+    char mybus[TOOL_BUS_LEN] = "";
+    const char *bus = NULL;
 
+    memset(&lv, 0, sizeof(lv));
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) return tool_fail("MPI_Init failed");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (shoal_init(MPI_COMM_WORLD, NULL, &sh) != SHOAL_SUCCESS) {
@@ -757,12 +991,16 @@ static int tool_mpi(const tool_opts_t *o)
     n = shoal_n_pes(sh);
     me = shoal_my_pe(sh);
     node = shoal_pe_node(sh, me);
+    if (shoal_pe_gpu_bus_id(sh, me, &bus) == SHOAL_SUCCESS) snprintf(mybus, sizeof(mybus), "%s", bus);
     row = calloc((size_t)n, sizeof(int));
     if (rank == 0) {
-        all = calloc((size_t)n * (size_t)n, sizeof(int));
-        nodes = calloc((size_t)n, sizeof(int));
+        lv.n = n;
+        lv.tp = calloc((size_t)n * (size_t)n, sizeof(int));
+        lv.nodes = calloc((size_t)n, sizeof(int));
+        lv.gpu = calloc((size_t)n, sizeof(int));
+        lv.buses = calloc((size_t)n, TOOL_BUS_LEN);
     }
-    if (!row || (rank == 0 && (!all || !nodes))) {
+    if (!row || (rank == 0 && (!lv.tp || !lv.nodes || !lv.gpu || !lv.buses))) {
         tool_fail("rank %d: out of memory", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
         return 1;
@@ -776,9 +1014,25 @@ static int tool_mpi(const tool_opts_t *o)
             row[pe] = (int)tp;
     }
     /* Rows are in rank order of MPI_COMM_WORLD, which the instance's PEs follow. */
-    MPI_Gather(row, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Gather(&node, 1, MPI_INT, nodes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(row, n, MPI_INT, lv.tp, n, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&node, 1, MPI_INT, lv.nodes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(mybus, TOOL_BUS_LEN, MPI_CHAR, lv.buses, TOOL_BUS_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (tool_share_gather(sh, n, rank, &share) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
+
+    if (rank == 0) {
+        /* The machine as the runtime sees it; without it the reasons still
+         * come (host heaps need no topology), so a failure is reported, not
+         * fatal. */
+        if (shoal_topo_load(NULL, &lv.topo) < 0) {
+            snprintf(lv.load_error, sizeof(lv.load_error), "%s", shoal_topo_last_error());
+            lv.topo = NULL;
+        }
+        for (int pe = 0; pe < n; pe++) {
+            const char *b = lv.buses + (size_t)pe * TOOL_BUS_LEN;
+            int g = lv.topo && b[0] ? shoal_topo_gpu_find(lv.topo, b) : -2;
+            lv.gpu[pe] = !b[0] ? -1 : g >= 0 ? g : -2;
+        }
+    }
 
     if (o->probe) {
         size_t size = o->probe_size                           ? o->probe_size
@@ -799,36 +1053,34 @@ static int tool_mpi(const tool_opts_t *o)
 
     if (rank == 0) {
         const char *heap = shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? "GPU" : "host";
+        int *all = lv.tp, *nodes = lv.nodes;
         if (o->json) {
-            printf("{\n  \"version\": 1,\n  \"mpi\": {\"pes\": %d, \"heap\": \"%s\", \"nodes\": [", n, heap);
+            printf("{\n  \"version\": 2,\n  \"mpi\": {\"pes\": %d, \"heap\": \"%s\", \"nodes\": [", n, heap);
             for (int pe = 0; pe < n; pe++) printf("%s%d", pe ? ", " : "", nodes[pe]);
             printf("],\n    \"transports\": [");
             for (int a = 0; a < n; a++) {
                 printf("%s\n      [", a ? "," : "");
-                for (int b = 0; b < n; b++)
-                    printf("%s\"%s\"", b ? ", " : "",
-                           all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
+                for (int b = 0; b < n; b++) printf("%s\"%s\"", b ? ", " : "", tool_tp_name(all[a * n + b]));
                 printf("]");
             }
             printf("\n    ]");
+            tool_live_json(&lv, o);
             if (bw != NULL) {
                 printf(",\n    \"probe\": {\"size\": %zu, \"bandwidth_gbs\": [", probe_size);
-                for (int a = 0; a < n; a++) {
-                    printf("%s[", a ? ", " : "");
-                    for (int b = 0; b < n; b++) printf("%s%.2f", b ? ", " : "", bw[a * n + b]);
-                    printf("]");
-                }
+                tool_json_probe_rows(bw, n);
                 printf("], \"latency_us\": [");
-                for (int a = 0; a < n; a++) {
-                    printf("%s[", a ? ", " : "");
-                    for (int b = 0; b < n; b++) printf("%s%.2f", b ? ", " : "", lat[a * n + b]);
-                    printf("]");
-                }
+                tool_json_probe_rows(lat, n);
                 printf("]}");
             }
             if (share != NULL) tool_share_print(share, n, nodes, 1);
             printf("}\n}\n");
         } else {
+            if (lv.topo) {
+                tool_text_machine(stdout, lv.topo);
+                printf("\n");
+            } else {
+                printf("Machine: not known (%s)\n\n", lv.load_error);
+            }
             printf("%d %s, heap on the %s\nTransport chosen from each PE (row) to each PE (column):\n%-10s", n,
                    tool_plural(n, "PE", "PEs"), heap, "PE (node)");
             for (int b = 0; b < n; b++) printf("%-10d", b);
@@ -837,11 +1089,10 @@ static int tool_mpi(const tool_opts_t *o)
                 char label[32];
                 snprintf(label, sizeof(label), "%d (%d)", a, nodes[a]);
                 printf("%-10s", label);
-                for (int b = 0; b < n; b++)
-                    printf("%-10s",
-                           all[a * n + b] >= 0 ? shoal_transport_name((shoal_transport_id_t)all[a * n + b]) : "?");
+                for (int b = 0; b < n; b++) printf("%-10s", tool_tp_name(all[a * n + b]));
                 printf("\n");
             }
+            tool_live_text_why(&lv, o);
             if (bw != NULL) {
                 char title[128];
                 snprintf(title, sizeof(title),
@@ -851,14 +1102,18 @@ static int tool_mpi(const tool_opts_t *o)
                                   "%.2f");
             }
             if (share != NULL) tool_share_print(share, n, nodes, 0);
+            tool_live_text_warnings(&lv);
         }
         fflush(stdout);
     }
     if (shoal_finalize(sh) != SHOAL_SUCCESS)
         rc = tool_fail("rank %d: shoal_finalize: %s", rank, shoal_last_error(NULL));
     free(row);
-    free(all);
-    free(nodes);
+    free(lv.tp);
+    free(lv.nodes);
+    free(lv.gpu);
+    free(lv.buses);
+    if (lv.topo) shoal_topo_destroy(lv.topo);
     free(share);
     free(bw);
     free(lat);

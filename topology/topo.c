@@ -62,6 +62,18 @@ static char *shoal__gpu_name(hwloc_obj_t pci)
     return strdup(name ? name : "");
 }
 
+/* The NUMA node of a device whose first non-I/O ancestor is near: a device
+ * near exactly one NUMA node has that node; one attached to a whole
+ * multi-node machine has none in particular (-1). */
+static int shoal__near_numa(shoal_topo_t topo, hwloc_obj_t near)
+{
+    hwloc_obj_t numa;
+
+    if (!near || !near->nodeset || hwloc_bitmap_weight(near->nodeset) != 1) return -1;
+    numa = hwloc_get_numanode_obj_by_os_index(topo->hw, (unsigned)hwloc_bitmap_first(near->nodeset));
+    return numa ? (int)numa->logical_index : -1;
+}
+
 static int shoal__gpus_find(shoal_topo_t topo)
 {
     hwloc_obj_t obj = NULL;
@@ -102,13 +114,7 @@ static int shoal__gpus_find(shoal_topo_t topo)
         } else if (!(g->cpuset = strdup(""))) {
             return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
         }
-        /* A GPU near exactly one NUMA node has that node; one attached to a
-         * whole multi-node machine has none in particular. */
-        if (g->near && g->near->nodeset && hwloc_bitmap_weight(g->near->nodeset) == 1) {
-            hwloc_obj_t numa =
-                hwloc_get_numanode_obj_by_os_index(topo->hw, (unsigned)hwloc_bitmap_first(g->near->nodeset));
-            if (numa) g->numa = (int)numa->logical_index;
-        }
+        g->numa = shoal__near_numa(topo, g->near);
     }
     return SHOAL_SUCCESS;
 }
@@ -172,6 +178,7 @@ static int shoal__nics_find(shoal_topo_t topo)
     for (int i = 0; i < topo->n_nics; i++) {
         shoal__topo_nic_t *nic = &topo->nics[i];
         if (nic->obj->type == HWLOC_OBJ_PCI_DEVICE) shoal__topo_busid(nic->obj, nic->bus_id);
+        nic->numa = shoal__near_numa(topo, hwloc_get_non_io_ancestor_obj(topo->hw, nic->obj));
         if (!nic->name && !(nic->name = strdup("")))
             return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
     }
@@ -472,6 +479,17 @@ int shoal_topo_nic(shoal_topo_t topo, int index, shoal_topo_nic_t *nic_p)
     nic_p->index = index;
     nic_p->pci_bus_id = topo->nics[index].bus_id;
     nic_p->name = topo->nics[index].name;
+    return SHOAL_SUCCESS;
+}
+
+int shoal_topo_nic_numa(shoal_topo_t topo, int index, int *numa_p)
+{
+    SHOAL__TOPO_CHECK(topo, "shoal_topo_nic_numa");
+    if (!numa_p) return shoal__topo_error(SHOAL_ERR_INVALID_ARG, "shoal_topo_nic_numa: numa_p is NULL");
+    if (index < 0 || index >= topo->n_nics)
+        return shoal__topo_error(SHOAL_ERR_INVALID_ARG,
+                                 "shoal_topo_nic_numa: NIC %d out of range (the topology has %d)", index, topo->n_nics);
+    *numa_p = topo->nics[index].numa;
     return SHOAL_SUCCESS;
 }
 

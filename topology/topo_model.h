@@ -42,6 +42,7 @@ typedef struct shoal__topo_nic {
     hwloc_obj_t obj; /* the PCI device, else the OS device */
     char bus_id[16]; /* "" without a PCI device */
     char *name;      /* malloc'd; OS device names, comma separated, or "" */
+    int numa;        /* logical index of its NUMA node, -1 if not exactly one */
 } shoal__topo_nic_t;
 
 struct shoal_topo {

@@ -393,6 +393,19 @@ static void test_cpu_only(void)
     expect_counts(t, 2, 2, 32, 0, 2);
     expect_nic(t, 0, "0000:01:00.0", "eno1");
     expect_nic(t, 1, "0000:81:00.0", "ib0,mlx5_0");
+    /* Each NIC's NUMA node: that of the socket its host bridge hangs off. */
+    for (int i = 0; i < 2; i++) {
+        int numa = -2;
+        CHECK_EQ_INT(shoal_topo_nic_numa(t, i, &numa), SHOAL_SUCCESS);
+        CHECK_EQ_INT(numa, i);
+    }
+    {
+        int numa = 7;
+        CHECK_EQ_INT(shoal_topo_nic_numa(t, 2, &numa), SHOAL_ERR_INVALID_ARG);
+        CHECK_CONTAINS(shoal_topo_last_error(), "NIC 2 out of range");
+        CHECK_EQ_INT(numa, 7);
+        CHECK_EQ_INT(shoal_topo_nic_numa(t, 0, NULL), SHOAL_ERR_INVALID_ARG);
+    }
     CHECK_EQ_INT(shoal_topo_gpu(t, 0, &g), SHOAL_ERR_INVALID_ARG);
     CHECK_CONTAINS(shoal_topo_last_error(), "GPU 0 out of range");
     CHECK_EQ_INT(shoal_topo_gpu_path(t, 0, 0, &p, NULL), SHOAL_ERR_INVALID_ARG);

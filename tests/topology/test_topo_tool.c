@@ -6,8 +6,9 @@
  * pair by pair with the library's own path and policy, and equal X.json
  * byte for byte; the text output must equal X.txt. Then options (--p2p-level,
  * --disable, --map, --pes, --export, SHOAL_TOPO_FILE and the SHOAL_*
- * policy variables), MPI mode as a singleton, and every error: exit status
- * 1, nothing on stdout, one line on stderr, no crash.
+ * policy variables), MPI mode as a singleton and under mpiexec
+ * ($SHOAL_TEST_MPIEXEC, set by configure.py; skipped without it), and every
+ * error: exit status 1, nothing on stdout, one line on stderr, no crash.
  *
  *   test_topo_tool [--regen] [--tool PATH]
  *
@@ -29,6 +30,7 @@
 #include "shoal_topo.h"
 
 static char tool[4096];
+static char mpiexec[4096]; /* $SHOAL_TEST_MPIEXEC (configure.py sets it), or "" */
 static char fixture_dir[4096];
 static int regen;
 
@@ -67,8 +69,8 @@ static void spit(const char *path, const char *text)
 }
 
 /* Run the tool with args (NULL-terminated) and env ("VAR=VALUE" sets,
- * "VAR" unsets; NULL-terminated or NULL). */
-static run_t run_env(const char *const *env, const char *const *args)
+ * "VAR" unsets; NULL-terminated or NULL), under `mpiexec -n np` when np > 0. */
+static run_t run_np(int np, const char *const *env, const char *const *args)
 {
     char out_path[] = "/tmp/shoal-topo-out-XXXXXX", err_path[] = "/tmp/shoal-topo-err-XXXXXX";
     const char *argv[64];
@@ -76,7 +78,15 @@ static run_t run_env(const char *const *env, const char *const *args)
     run_t r;
     pid_t pid;
 
+    char np_text[16];
+
     CHECK(fo >= 0 && fe >= 0);
+    if (np > 0) {
+        snprintf(np_text, sizeof(np_text), "%d", np);
+        argv[n++] = mpiexec;
+        argv[n++] = "-n";
+        argv[n++] = np_text;
+    }
     argv[n++] = tool;
     for (; args && *args && n < 62; args++) argv[n++] = *args;
     argv[n] = NULL;
@@ -107,8 +117,8 @@ static run_t run_env(const char *const *env, const char *const *args)
             }
         }
         if (dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
-        execv(tool, (char *const *)argv);
-        fprintf(stderr, "exec %s: %s\n", tool, strerror(errno));
+        execv(argv[0], (char *const *)argv);
+        fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     CHECK(waitpid(pid, &ws, 0) == pid);
@@ -124,8 +134,12 @@ static run_t run_env(const char *const *env, const char *const *args)
     return r;
 }
 
+static run_t run_env(const char *const *env, const char *const *args) { return run_np(0, env, args); }
+
 #define RUN(...) run_env(NULL, (const char *const[]){__VA_ARGS__, NULL})
 #define RUN_ENV(env, ...) run_env((const char *const[]){env, NULL}, (const char *const[]){__VA_ARGS__, NULL})
+/* Under mpiexec -n np; env is a NULL-terminated list. */
+#define RUN_MPI(np, env, ...) run_np(np, env, (const char *const[]){__VA_ARGS__, NULL})
 
 static void run_free(run_t *r)
 {
@@ -436,10 +450,11 @@ static void check_json(const char *text, const char *xml, const shoal_topo_polic
     if (!pol) pol = &defaults;
     CHECK_MSG(shoal_topo_load(xml, &topo) == SHOAL_SUCCESS, "%s: %s", xml, shoal_topo_last_error());
     if (n_pes < 0)
-        jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "warning", (char *)NULL);
+        jkeys(&root, "top level", "version", "machine", "gpus", "nics", "pairs", "warning", (char *)NULL);
     else
-        jkeys(&root, "top level", "version", "machine", "gpus", "pairs", "warning", "pes", "pe_pairs", (char *)NULL);
-    CHECK_EQ_INT(jint(&root, "version", 2, 2, "top level"), 2);
+        jkeys(&root, "top level", "version", "machine", "gpus", "nics", "pairs", "warning", "pes", "pe_pairs",
+              (char *)NULL);
+    CHECK_EQ_INT(jint(&root, "version", 3, 3, "top level"), 3);
 
     CHECK_EQ_STR(jstr(&root, "warning", "top level"), shoal_topo_warning(topo));
     machine = jget(&root, "machine");
@@ -469,6 +484,27 @@ static void check_json(const char *text, const char *xml, const shoal_topo_polic
         CHECK_EQ_INT(jint(g, "numa_node", -1, 1 << 20, what), want.numa_node);
         CHECK_EQ_STR(jstr(g, "cpuset", what), want.cpuset);
         CHECK_EQ_INT(jint(g, "nic", -1, nics - 1, what), want.nic);
+    }
+
+    {
+        const jv_t *list = jget(&root, "nics");
+        CHECK_MSG(list->type == J_ARR && list->n == nics, "nics: want %d entries, as machine.nics", nics);
+        for (int i = 0; i < nics; i++) {
+            const jv_t *e = &list->items[i];
+            shoal_topo_nic_t want;
+            int numa;
+            char what[32];
+            snprintf(what, sizeof(what), "nics[%d]", i);
+            jkeys(e, what, "index", "pci_bus_id", "name", "numa_node", (char *)NULL);
+            CHECK_EQ_INT(shoal_topo_nic(topo, i, &want), SHOAL_SUCCESS);
+            CHECK_EQ_INT(shoal_topo_nic_numa(topo, i, &numa), SHOAL_SUCCESS);
+            CHECK_EQ_INT(jint(e, "index", i, i, what), i);
+            CHECK_MSG(!want.pci_bus_id[0] || is_bus_id(jstr(e, "pci_bus_id", what)),
+                      "%s.pci_bus_id \"%s\" is not dddd:bb:dd.f", what, jstr(e, "pci_bus_id", what));
+            CHECK_EQ_STR(jstr(e, "pci_bus_id", what), want.pci_bus_id);
+            CHECK_EQ_STR(jstr(e, "name", what), want.name);
+            CHECK_EQ_INT(jint(e, "numa_node", -1, 1 << 20, what), numa);
+        }
     }
 
     pairs = jget(&root, "pairs");
@@ -690,6 +726,60 @@ static void test_options(void)
     run_free(&r);
 }
 
+/* What a new user found odd: a GPU-less machine said "0 PEs", NICs were
+ * counted but not named, and nothing warned of PEs beyond the cores. */
+static void test_notes(void)
+{
+    const char *h200 = fixture("h200x2-nv18.xml"), *cpu = fixture("cpu-2socket.xml");
+    static const char oversub[] = "PEs outnumber cores, so a PE waiting in a collective sleeps in the kernel "
+                                  "(SHOAL_WAIT=auto) and performance suffers; run fewer ranks per node";
+    run_t r;
+
+    r = RUN("--input", cpu);
+    expect_ok(&r, "cpu-2socket text");
+    CHECK_CONTAINS(r.out, "\nTransports (no PE placed: one per GPU by default; SHOAL_P2P_LEVEL=SYS):\n"
+                          "  no GPU: PEs would use host heaps; place some with --pes N or --map host,host\n");
+    CHECK_MSG(strstr(r.out, "0 PEs") == NULL, "a GPU-less machine still reads \"0 PEs\":\n%s", r.out);
+    CHECK_CONTAINS(r.out, "\nNICs:\n  NIC0  0000:01:00.0  eno1  NUMA node 0\n"
+                          "  NIC1  0000:81:00.0  ib0,mlx5_0  NUMA node 1\n");
+    run_free(&r);
+
+    r = RUN("--input", h200);
+    expect_ok(&r, "h200x2-nv18 text");
+    CHECK_CONTAINS(r.out, "\nNICs:\n  NIC0  0000:00:03.0  eth0  NUMA node 0\n");
+    run_free(&r);
+    r = RUN("--input", h200, "--json");
+    expect_ok(&r, "h200x2-nv18 --json");
+    CHECK_CONTAINS(r.out, "\"nics\": [\n    {\"index\": 0, \"pci_bus_id\": \"0000:00:03.0\", \"name\": \"eth0\", "
+                          "\"numa_node\": 0}\n  ]");
+    run_free(&r);
+
+    /* The fixture has 32 cores: 33 PEs on its one node are too many. */
+    r = RUN("--input", h200, "--pes", "33");
+    expect_ok(&r, "--pes 33");
+    CHECK_CONTAINS(r.out, "  33 PEs on one node but 32 cores: ");
+    CHECK_CONTAINS(r.out, oversub);
+    run_free(&r);
+    r = RUN("--input", cpu, "--map",
+            "host,host,host,host,host,host,host,host,host,host,host,host,host,host,host,host,"
+            "host,host,host,host,host,host,host,host,host,host,host,host,host,host,host,host,host");
+    expect_ok(&r, "--map 33 x host");
+    CHECK_CONTAINS(r.out, "  33 PEs on one node but 32 cores: ");
+    run_free(&r);
+    r = RUN("--input", h200, "--pes", "66", "--node-size", "33");
+    expect_ok(&r, "--pes 66 --node-size 33");
+    CHECK_CONTAINS(r.out, "  33 PEs on each node but 32 cores: ");
+    run_free(&r);
+    static const char *const fits[][4] = {{"--pes", "32", NULL, NULL}, {"--pes", "64", "--node-size", "32"}};
+    for (size_t i = 0; i < sizeof(fits) / sizeof(fits[0]); i++) {
+        r = fits[i][2] ? RUN("--input", h200, fits[i][0], fits[i][1], fits[i][2], fits[i][3])
+                       : RUN("--input", h200, fits[i][0], fits[i][1]);
+        expect_ok(&r, fits[i][1]);
+        CHECK_MSG(strstr(r.out, "outnumber") == NULL, "%s PEs fit the 32 cores, but:\n%s", fits[i][1], r.out);
+        run_free(&r);
+    }
+}
+
 /* --export writes an XML that gives the same answers, NVLink included. */
 static void test_export(void)
 {
@@ -795,7 +885,7 @@ static void test_live(void)
     expect_ok(&r, "live --json");
     {
         jv_t root = jparse(r.out);
-        jkeys(&root, "live", "version", "machine", "gpus", "pairs", "warning", (char *)NULL);
+        jkeys(&root, "live", "version", "machine", "gpus", "nics", "pairs", "warning", (char *)NULL);
         jfree(&root);
     }
     run_free(&r);
@@ -813,6 +903,12 @@ static void test_mpi_singleton(void)
     expect_ok(&r, "--mpi (singleton)");
     CHECK_CONTAINS(r.out, "1 PE, heap on the");
     CHECK_CONTAINS(r.out, "self");
+    /* The machine section of model mode, from the live topology. */
+    CHECK_CONTAINS(r.out, " NUMA node");
+    CHECK_CONTAINS(r.out, "(NVLink information: ");
+    CHECK_CONTAINS(r.out, "\nWhy: each pair's transport as the instance chose it, and the policy's reason "
+                          "(SHOAL_P2P_LEVEL=SYS):\n  a single PE: only self\n");
+    CHECK_CONTAINS(r.out, "\nWarnings:\n");
     run_free(&r);
     r = RUN("--mpi", "--json");
     expect_ok(&r, "--mpi --json (singleton)");
@@ -820,22 +916,116 @@ static void test_mpi_singleton(void)
         jv_t root = jparse(r.out);
         const jv_t *mpi = jget(&root, "mpi");
         jkeys(&root, "mpi output", "version", "mpi", (char *)NULL);
-        jkeys(mpi, "mpi", "pes", "heap", "nodes", "transports", (char *)NULL);
+        CHECK_EQ_INT(jint(&root, "version", 2, 2, "mpi output"), 2);
+        jkeys(mpi, "mpi", "pes", "heap", "nodes", "transports", "gpus", "pe_pairs", (char *)NULL);
         CHECK_EQ_INT(jint(mpi, "pes", 1, 1, "mpi"), 1);
         CHECK_EQ_STR(jget(mpi, "transports")->items[0].items[0].str, "self");
+        CHECK_EQ_INT(jget(mpi, "pe_pairs")->n, 0);
         jfree(&root);
     }
     run_free(&r);
+    /* A PE does not measure itself: null, not 0.00, on the diagonal. */
+    r = RUN("--mpi", "--json", "--probe", "--probe-size", "64");
+    expect_ok(&r, "--mpi --json --probe (singleton)");
+    CHECK_CONTAINS(r.out, "\"bandwidth_gbs\": [[null]], \"latency_us\": [[null]]");
+    run_free(&r);
+}
+
+/* MPI mode under mpiexec (SHOAL_TEST_MPIEXEC, which configure.py sets): the
+ * machine section, each pair's transport with the policy's reason, null on
+ * the probe's diagonal, and the warning for more PEs than cores. */
+static void test_mpi_launched(void)
+{
+    static const char *const host[] = {"SHOAL_HEAP_KIND=host", "MPIEXEC_TIMEOUT=60", NULL};
+    static const char *const nodes1[] = {"SHOAL_HEAP_KIND=host", "SHOAL_NODE_SIZE=1", "MPIEXEC_TIMEOUT=60", NULL};
+    char topo_env[4096 + 64];
+    const char *cpu_env[] = {"SHOAL_HEAP_KIND=host", "MPIEXEC_TIMEOUT=60", topo_env, NULL};
+    shoal_topo_t live = NULL;
+    run_t r;
+
+    if (!mpiexec[0]) {
+        check_note("SHOAL_TEST_MPIEXEC unset: shoal-topo under mpiexec not tested");
+        return;
+    }
+    r = RUN_MPI(2, host, "--mpi");
+    expect_ok(&r, "mpiexec -n 2 shoal-topo");
+    CHECK_CONTAINS(r.out, "(NVLink information: ");
+    CHECK_CONTAINS(r.out, "2 PEs, heap on the host\nTransport chosen from each PE (row) to each PE (column):\n");
+    CHECK_CONTAINS(r.out, "0 (0)     self      shm");
+    CHECK_CONTAINS(r.out, "\nWhy: each pair's transport as the instance chose it, and the policy's reason "
+                          "(SHOAL_P2P_LEVEL=SYS):\n"
+                          "  PE 0 (node 0, host) <-> PE 1 (node 0, host)  shm       same node, host heaps\n");
+    run_free(&r);
+
+    r = RUN_MPI(2, nodes1, "--mpi");
+    expect_ok(&r, "mpiexec -n 2 shoal-topo, SHOAL_NODE_SIZE=1");
+    CHECK_CONTAINS(r.out, "; GPUs of every node looked up in node 0's topology):\n"
+                          "  PE 0 (node 0, host) <-> PE 1 (node 1, host)  mpi_rma   different nodes (0 and 1)\n");
+    run_free(&r);
+
+    /* The machine as the runtime loads it: SHOAL_TOPO_FILE too. */
+    snprintf(topo_env, sizeof(topo_env), "SHOAL_TOPO_FILE=%s", fixture("cpu-2socket.xml"));
+    r = RUN_MPI(2, cpu_env, "--mpi");
+    expect_ok(&r, "mpiexec -n 2 shoal-topo, SHOAL_TOPO_FILE");
+    CHECK_CONTAINS(r.out, "2 packages, 2 NUMA nodes, 32 cores, 0 GPUs, 2 NICs (NVLink information: none)\n\nNICs:\n"
+                          "  NIC0  0000:01:00.0  eno1  NUMA node 0\n");
+    run_free(&r);
+
+    r = RUN_MPI(2, host, "--mpi", "--json", "--probe", "--probe-size", "4096");
+    expect_ok(&r, "mpiexec -n 2 shoal-topo --json --probe");
+    {
+        jv_t root = jparse(r.out);
+        const jv_t *mpi = jget(&root, "mpi"), *probe, *pairs;
+        CHECK_EQ_INT(jint(&root, "version", 2, 2, "mpi output"), 2);
+        jkeys(mpi, "mpi", "pes", "heap", "nodes", "transports", "gpus", "pe_pairs", "probe", (char *)NULL);
+        probe = jget(mpi, "probe");
+        for (int m = 0; m < 2; m++) {
+            const jv_t *rows = jget(probe, m ? "latency_us" : "bandwidth_gbs");
+            CHECK_MSG(rows && rows->type == J_ARR && rows->n == 2, "probe matrix %d is not 2 rows", m);
+            for (int a = 0; a < 2; a++)
+                for (int b = 0; b < 2; b++)
+                    CHECK_MSG(rows->items[a].items[b].type == (a == b ? J_NULL : J_NUM), "probe[%d][%d]: want %s", a, b,
+                              a == b ? "null" : "a number");
+        }
+        pairs = jget(mpi, "pe_pairs");
+        CHECK_EQ_INT(pairs->n, 1);
+        jkeys(&pairs->items[0], "pe_pairs[0]", "a", "b", "transport", "policy", "why", (char *)NULL);
+        CHECK_EQ_STR(jstr(&pairs->items[0], "transport", "pe_pairs[0]"), "shm");
+        CHECK_EQ_STR(jstr(&pairs->items[0], "policy", "pe_pairs[0]"), "shm");
+        CHECK_EQ_STR(jstr(&pairs->items[0], "why", "pe_pairs[0]"), "same node, host heaps");
+        jfree(&root);
+    }
+    run_free(&r);
+
+    /* One rank more than this machine's cores, where that stays small. */
+    CHECK_EQ_INT(shoal_topo_load(NULL, &live), SHOAL_SUCCESS);
+    {
+        int cores = shoal_topo_n_cores(live);
+        shoal_topo_destroy(live);
+        if (cores < 1 || cores > 7) {
+            check_note("%d cores: the oversubscription warning under mpiexec is not tested", cores);
+            return;
+        }
+        char want[64];
+        r = RUN_MPI(cores + 1, host, "--mpi");
+        expect_ok(&r, "mpiexec -n cores+1 shoal-topo");
+        snprintf(want, sizeof(want), "  %d PEs on node 0 but %d core", cores + 1, cores);
+        CHECK_CONTAINS(r.out, want);
+        CHECK_CONTAINS(r.out, "PEs outnumber cores, so a PE waiting in a collective sleeps in the kernel "
+                              "(SHOAL_WAIT=auto) and performance suffers; run fewer ranks per node");
+        run_free(&r);
+    }
 }
 
 int main(int argc, char **argv)
 {
     const char *src = getenv("SHOAL_TEST_SRCDIR"), *build = getenv("SHOAL_TEST_BUILDDIR"),
                *env_tool = getenv("SHOAL_TOPO_TOOL");
-    const char *e = getenv("SHOAL_TOPO_REGEN");
+    const char *e = getenv("SHOAL_TOPO_REGEN"), *env_mpiexec = getenv("SHOAL_TEST_MPIEXEC");
     struct stat st;
 
     regen = e && strcmp(e, "1") == 0;
+    if (env_mpiexec && *env_mpiexec) snprintf(mpiexec, sizeof(mpiexec), "%s", env_mpiexec);
     if (env_tool && *env_tool)
         snprintf(tool, sizeof(tool), "%s", env_tool);
     else if (build && *build)
@@ -855,10 +1045,12 @@ int main(int argc, char **argv)
 
     test_fixtures();
     test_options();
+    test_notes();
     test_export();
     test_errors();
     test_live();
     test_mpi_singleton();
+    test_mpi_launched();
     check_note("shoal-topo: all checks passed%s", regen ? " (expected files regenerated)" : "");
     return 0;
 }

@@ -80,6 +80,7 @@ int main(void)
     /* The harness's own variables would be reported: this test names its own. */
     unsetenv("SHOAL_TEST_SRCDIR");
     unsetenv("SHOAL_TEST_BUILDDIR");
+    unsetenv("SHOAL_TEST_MPIEXEC");
     unsetenv("SHOAL_WARN_UNKNOWN_ENV");
 
     child_report(slips, out, sizeof(out));
