@@ -68,7 +68,7 @@ typedef struct shoal_instance *shoal_t;
 /* Where the symmetric heap lives. */
 enum {
     SHOAL_HEAP_AUTO = 0, /* on the GPU when the instance has one, else host */
-    SHOAL_HEAP_HOST = 1, /* host memory in an MPI shared window per node */
+    SHOAL_HEAP_HOST = 1, /* host memory, shared by the PEs of a node */
     SHOAL_HEAP_GPU = 2   /* device memory shared through CUDA IPC */
 };
 

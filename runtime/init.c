@@ -196,7 +196,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
         pthread_rwlockattr_destroy(&attr);
     }
     sh->comm = sh->node_comm = sh->leader_comm = MPI_COMM_NULL;
-    sh->shm_win = sh->ctrl_win = MPI_WIN_NULL;
+    sh->ctrl_win = MPI_WIN_NULL;
     sh->keyval = MPI_KEYVAL_INVALID;
     sh->my_pe = -1;
 

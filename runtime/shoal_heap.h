@@ -10,7 +10,8 @@ SHOAL__HIDDEN int shoal__free(shoal_t sh, void *ptr);
 /* Host heap (runtime/heap_host.c) and GPU heap (runtime/gpu.c). */
 SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);
 /* Before the collective allocation: does the node's shared memory have room
- * for every PE's heap? (MPICH would otherwise fill /dev/shm for hours.) */
+ * for every PE's heap? The heap is sparse: a page touched later beyond what
+ * /dev/shm holds would raise SIGBUS in the PE touching it. */
 SHOAL__HIDDEN int shoal__heap_host_precheck(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
 /* The host heap in whole pages (what a second mapping of it covers). */

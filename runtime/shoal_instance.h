@@ -55,9 +55,10 @@ struct shoal_instance {
     struct shoal_stage *stage;             /* the GPU staging rings that staged and staged-over-MPI share, or NULL */
     shoal_topo_t topo;                     /* loaded when the policy needs GPU paths (SHOAL_P2P_LEVEL below SYS) */
 
-    MPI_Win shm_win;  /* host heap: the node's shared window (none for a PE alone on its node) */
-    MPI_Win ctrl_win; /* node control window: control block, then heap records (runtime/node.c) */
-    bool ctrl_locked; /* ctrl_win's passive epoch is open */
+    char *shm_map;      /* host heap: the node's shared object, mapped whole (NULL for a PE alone on its node) */
+    size_t shm_map_len; /* its bytes: a segment per PE of the node */
+    MPI_Win ctrl_win;   /* node control window: control block, then heap records (runtime/node.c) */
+    bool ctrl_locked;   /* ctrl_win's passive epoch is open */
     shoal__node_ctrl_t *ctrl;
     uint64_t gen;             /* rendezvous generation */
     uint64_t api_colls;       /* collective API calls entered: a call that meets twice counts once */
@@ -156,8 +157,7 @@ static inline size_t shoal__node_ctrl_bytes(shoal_t sh)
 typedef struct shoal__heap_desc {
     uint64_t kind;      /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU */
     uint64_t heap_size; /* bytes */
-    uint64_t pad;       /* host heap: from the segment's start to the heap's, the same in every mapping */
-    uint64_t reserved;
+    uint64_t reserved[2];
     unsigned char gpu[SHOAL__HEAP_DESC_GPU]; /* GPU heap: runtime/gpu.c's record (IPC handle, GPU, offsets) */
 } shoal__heap_desc_t;
 _Static_assert(sizeof(shoal__heap_desc_t) % SHOAL__CACHELINE == 0, "one record, whole cache lines");

@@ -1,5 +1,6 @@
 /* shm: host heaps of one node. The peer's segment of the node's shared
- * window (runtime/heap_host.c) is mapped here, so a put is a copy into it. */
+ * memory object (runtime/heap_host.c) is mapped here, so a put is a copy
+ * into it. */
 #include <string.h>
 
 #include "transport.h"
