@@ -385,7 +385,8 @@ prog_cflags = base_cflags + ['-Iapi'] + cfg.mpi_cflags
 extra_libdirs = [d for d in cfg.mpi_libdirs + cfg.hwloc_libdirs if d not in SYSTEM_LIBDIRS]
 ldflags = sanitize + ['-Wl,-rpath,' + d for d in dict.fromkeys(extra_libdirs)] + \
     shlex.split(os.environ.get('LDFLAGS', ''))
-sys_libs = ['-ldl', '-lpthread', '-lm']
+# -lrt: shm_open and shm_unlink (the host heap) live in librt before glibc 2.34.
+sys_libs = ['-ldl', '-lrt', '-lpthread', '-lm']
 cuda_libs = cfg.cuda_libs if nvcc else []
 lib_libs = cfg.mpi_libs + cfg.hwloc_libs + cuda_libs + sys_libs
 BUILD_RPATH = '-Wl,-rpath,$ORIGIN/../lib'

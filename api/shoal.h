@@ -109,7 +109,11 @@ SHOAL_EXPORT void shoal_config_init(shoal_config_t *cfg);
  * the name "plugin"); every variable but SHOAL_DEBUG, SHOAL_DEBUG_SUBSYS,
  * SHOAL_WARN_UNKNOWN_ENV, SHOAL_TOPO_FILE and SHOAL_NVML_LIBRARY, which are
  * the process's. name NULL or "": as shoal_config_init. An invalid name
- * sets env_error, and shoal_init refuses the config. */
+ * sets env_error (and no SHOAL_<NAME>_* is read), and shoal_init refuses
+ * the config. A name written into cfg.name by hand after shoal_config_init
+ * names the instance for the settings shoal_init reads itself
+ * (SHOAL_<NAME>_TRANSPORT_DISABLE, _P2P_LEVEL); the config's fields stay
+ * what they are: use shoal_config_init_named for those. */
 SHOAL_EXPORT void shoal_config_init_named(shoal_config_t *cfg, const char *name);
 
 /* Create an instance over comm (collective over comm). MPI must be

@@ -100,8 +100,8 @@ typedef struct shoal_topo_nic {
 
 SHOAL_EXPORT int shoal_topo_nic(shoal_topo_t topo, int index, shoal_topo_nic_t *nic_p);
 /* The NIC's NUMA node in *numa_p: the logical index of the one NUMA node its
- * first non-I/O ancestor covers, -1 if that is not exactly one node (or the
- * NIC has no PCI device). A call of its own, not a field of shoal_topo_nic_t,
+ * first non-I/O ancestor covers (the PCI device's, or an OS device's without
+ * one), -1 if that is not exactly one node. A call of its own, not a field of shoal_topo_nic_t,
  * so that callers built against the older struct keep working. */
 SHOAL_EXPORT int shoal_topo_nic_numa(shoal_topo_t topo, int index, int *numa_p);
 

@@ -115,12 +115,13 @@ static void shoal__env_log_set(const char *prefix)
 static bool shoal__env_prefix(const char *name, char *up, size_t len)
 {
     size_t n = strlen(name);
+    up[0] = '\0'; /* nothing of an invalid name is used */
     if (n == 0 || n >= len || n >= sizeof(((shoal_config_t *)0)->name)) return false;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)name[i];
         if (!isalnum(c) && c != '_') return false;
-        up[i] = (char)toupper(c);
     }
+    for (size_t i = 0; i < n; i++) up[i] = (char)toupper((unsigned char)name[i]);
     up[n] = '\0';
     return true;
 }

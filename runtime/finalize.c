@@ -2,6 +2,7 @@
  * PEs on freeing their MPI objects, and the release of what init created. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shoal_heap.h"
 #include "shoal_instance.h"
@@ -111,18 +112,24 @@ static int shoal__finalize_meet(shoal_t sh)
 static void shoal__finalize_absent(shoal_t sh, char *buf, size_t len)
 {
     double timeout = sh->cfg.timeout > 0 ? sh->cfg.timeout : 30;
+    char tail[64];
     size_t n = 0;
     int absent = 0;
 
     buf[0] = '\0';
-    for (int r = 0; sh->ctrl != NULL && r < sh->node_size && n < len; r++) {
+    snprintf(tail, sizeof(tail), " did not come to shoal_finalize within %g s", timeout);
+    for (int r = 0; sh->ctrl != NULL && r < sh->node_size; r++) {
         int pe = sh->node_pes[r];
         uint32_t coll = atomic_load_explicit(&sh->ctrl->slot[r].coll, memory_order_acquire);
         if (pe == sh->my_pe || SHOAL__COLL_KIND(coll) == SHOAL__COLL_FINALIZE) continue;
-        n += (size_t)snprintf(buf + n, len - n, "%sPE %d", absent++ ? ", " : "", pe);
+        if (n + strlen(tail) + 24 < len) /* a long list is cut, its end kept */
+            n += (size_t)snprintf(buf + n, len - n, "%sPE %d", absent ? ", " : "", pe);
+        else if (n + strlen(tail) + 4 < len && buf[n - 1] != '.')
+            n += (size_t)snprintf(buf + n, len - n, ", ...");
+        absent++;
     }
-    if (absent > 0 && n < len)
-        snprintf(buf + n, len - n, " did not come to shoal_finalize within %g s", timeout);
+    if (absent > 0)
+        snprintf(buf + n, len - n, "%s", tail);
     else if (sh->n_nodes == 1 && sh->node_size > 1)
         snprintf(buf, len, "the other PEs were in shoal_finalize but had given up waiting (%g s) when this PE came",
                  timeout);

@@ -20,14 +20,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shoal_instance.h"
 
 #define SHOAL__HEAP_ALIGN SHOAL__HEAP_BASE_ALIGN
 
-/* The object's name: "/" SHOAL__SHM_PREFIX, the leader's pid, the
- * instance's address and a counter, unique on the host. */
+/* The object's name: "/" SHOAL__SHM_PREFIX, the leader's pid, a counter
+ * of the process and the clock's nanoseconds (retried when taken). */
 #define SHOAL__SHM_PREFIX "shoal-"
 #define SHOAL__SHM_NAME_MAX 64
 
@@ -118,6 +119,7 @@ static int shoal__heap_shm_create(shoal_t sh, const char *call, const char *name
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
 
     *fd_p = -1;
+    if (fd < 0 && errno == EEXIST) return 1; /* a name taken (another pid namespace): the caller tries another */
     if (fd < 0)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
                             "cannot create the node's shared memory for %d host heaps of %zu bytes (shm_open %s: %s); "
@@ -199,9 +201,19 @@ int shoal__heap_host_create(shoal_t sh)
     /* The leader creates the object and names it to the others; an empty
      * name says it could not. */
     if (rc == SHOAL_SUCCESS && sh->node_rank == 0) {
-        snprintf(name, sizeof(name), "/" SHOAL__SHM_PREFIX "%ld-%lx-%u", (long)getpid(), (unsigned long)(uintptr_t)sh,
-                 atomic_fetch_add(&counter, 1));
-        rc = shoal__heap_shm_create(sh, call, name, len, &fd);
+        /* pid, a counter of the process and the clock's nanoseconds: unique
+         * on the host unless pid namespaces share /dev/shm, hence the retries. */
+        for (int attempt = 0; attempt < 16; attempt++) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            snprintf(name, sizeof(name), "/" SHOAL__SHM_PREFIX "%ld-%u-%lx", (long)getpid(),
+                     atomic_fetch_add(&counter, 1), (unsigned long)ts.tv_nsec);
+            rc = shoal__heap_shm_create(sh, call, name, len, &fd);
+            if (rc != 1) break;
+        }
+        if (rc == 1)
+            rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call,
+                              "cannot create the node's shared memory: 16 names in a row were taken in /dev/shm");
         created = rc == SHOAL_SUCCESS;
         if (!created) name[0] = '\0';
     }

@@ -78,8 +78,11 @@ int main(int argc, char **argv)
     setenv("SHOAL_PLUGIN_HEAP_SIZE", "3m", 1);
 
     /* Invalid names. */
+    setenv("SHOAL_MY_HEAP_SIZE", "5m", 1); /* what the valid start of the name would read */
     shoal_config_init_named(&named, "my plugin");
     CHECK_CONTAINS(named.env_error, "the instance name 'my plugin' is invalid");
+    CHECK_EQ_SIZE(named.heap_size, (size_t)1 << 20); /* no variable of an invalid name is read */
+    CHECK_EQ_STR(named.name, "");
     CHECK_STATUS(shoal_init(MPI_COMM_WORLD, &named, &a), SHOAL_ERR_ENV, NULL);
     shoal_config_init(&plain);
     snprintf(plain.name, sizeof(plain.name), "a-b");

@@ -54,9 +54,11 @@ static int gpu_mapped_copy_2d(shoal_t sh, const char *call, char *dst, size_t dp
         for (size_t i = 0; i < height && err == cudaSuccess; i++)
             err = cudaMemcpyAsync(dst + i * dpitch, src + i * spitch, width, cudaMemcpyDefault, stream);
         if (SHOAL__UNLIKELY(err != cudaSuccess)) {
-            /* Rows already queued run on: a quiet waits for them. */
-            gpu_mapped_queued(sh, call, 1);
-            return shoal__cuda_error(sh, call, "cudaMemcpyAsync(row of a 2-D copy)", err);
+            /* The rows already queued finish before this call returns:
+             * after a failure nothing may still read src or write dst. */
+            int rc = shoal__cuda_error(sh, call, "cudaMemcpyAsync(row of a 2-D copy)", err);
+            cudaStreamSynchronize(stream);
+            return rc;
         }
     } else if (SHOAL__UNLIKELY(err != cudaSuccess)) {
         return shoal__cuda_error(sh, call, "cudaMemcpy2DAsync", err);
