@@ -82,7 +82,9 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[1], "--print") == 0) {
         fputs(table, stdout);
-        return fflush(stdout) == 0 ? 0 : 1;
+        int rc = fflush(stdout) == 0 ? 0 : 1;
+        free(table);
+        return rc;
     }
     if (argc == 2 && argv[1][0] != '-') {
         snprintf(path, sizeof(path), "%s", argv[1]);
@@ -116,10 +118,14 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("%s: the table of variables rewritten\n", path);
+        free(text);
+        free(table);
         return 0;
     }
     if ((size_t)(end - start) == strlen(table) && memcmp(start, table, strlen(table)) == 0) {
         printf("%s: the table of variables is the environment table's\n", path);
+        free(text);
+        free(table);
         return 0;
     }
     /* The first line that differs, and how to mend it. */
