@@ -21,9 +21,8 @@
 
 #include <mpi.h>
 
+#include "bench_host.h"
 #include "shoal.h"
-
-#define BENCH_MIB ((size_t)1 << 20)
 
 typedef struct bench_opts {
     size_t size[2]; /* the small and the large heap, bytes per PE */
@@ -111,24 +110,6 @@ static void bench_usage(FILE *out)
                  "  --reps N       repetitions of each, the best counts (default 3)\n");
 }
 
-/* "16m" -> 16777216; 0 on a malformed value. */
-static size_t bench_parse_size(const char *s)
-{
-    char *end = NULL;
-    unsigned long long v;
-    int shift = 0;
-
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno != 0 || end == s) return 0;
-    if (*end == 'k' || *end == 'K') shift = 10;
-    if (*end == 'm' || *end == 'M') shift = 20;
-    if (*end == 'g' || *end == 'G') shift = 30;
-    if (shift != 0) end++;
-    if (*end != '\0' || v > (~0ULL >> shift)) return 0;
-    return (size_t)(v << shift);
-}
-
 /* 0 on success, 1 on a bad command line (rank 0 said why), 2 for --help. */
 static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
 {
@@ -169,16 +150,6 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
         return 1;
     }
     return 0;
-}
-
-static void bench_size_str(size_t n, char *buf, size_t len)
-{
-    if (n >= ((size_t)1 << 30) && n % ((size_t)1 << 30) == 0)
-        snprintf(buf, len, "%zu GiB", n >> 30);
-    else if (n >= BENCH_MIB && n % BENCH_MIB == 0)
-        snprintf(buf, len, "%zu MiB", n >> 20);
-    else
-        snprintf(buf, len, "%zu B", n);
 }
 
 int main(int argc, char **argv)

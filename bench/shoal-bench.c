@@ -40,9 +40,9 @@
 
 #include <mpi.h>
 
+#include "bench_host.h"
 #include "shoal.h"
 
-#define BENCH_MIB ((size_t)1 << 20)
 #define BENCH_LAT_SIZE 8
 #define BENCH_GOAL_BW_SIZE (4 * BENCH_MIB)
 
@@ -302,16 +302,6 @@ static void bench_verify_puts(const bench_t *b, size_t n, unsigned seed, const c
 
 /* ------------------------------------------------------------ report */
 
-static void bench_size_str(size_t n, char *buf, size_t len)
-{
-    if (n >= BENCH_MIB && n % BENCH_MIB == 0)
-        snprintf(buf, len, "%zu MiB", n / BENCH_MIB);
-    else if (n >= 1024 && n % 1024 == 0)
-        snprintf(buf, len, "%zu KiB", n / 1024);
-    else
-        snprintf(buf, len, "%zu B", n);
-}
-
 /* One latency line: microseconds per op and shoal's share of the reference's. */
 static void bench_line(const char *what, double shoal, double ref)
 {
@@ -437,36 +427,6 @@ static void bench_usage(FILE *out)
                  "  --max-size BYTES  largest put of the bandwidth sweep, suffixes k, m, g (default 64m)\n"
                  "  --batches N       batches per figure, the best counts (default 5; more on a busy machine)\n"
                  "  --quick           few iterations and sizes up to 4m, for smoke tests\n");
-}
-
-/* "64m" -> 67108864; 0 on a malformed value. */
-static size_t bench_parse_size(const char *s)
-{
-    char *end = NULL;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno != 0 || end == s) return 0;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        end++;
-        break;
-    default: break;
-    }
-    return *end == '\0' ? (size_t)v : 0;
 }
 
 /* 0 on success, 1 on a bad command line (a message was printed by rank 0),

@@ -37,7 +37,7 @@ static char *shoal__align_up(void *p)
     return (char *)(((uintptr_t)p + SHOAL__HEAP_ALIGN - 1) & ~(uintptr_t)(SHOAL__HEAP_ALIGN - 1));
 }
 
-static size_t shoal__page_size(void)
+size_t shoal__page_size(void)
 {
     long pg = sysconf(_SC_PAGESIZE);
     return pg > 0 ? (size_t)pg : 4096;

@@ -74,6 +74,13 @@ SHOAL__HIDDEN int shoal__gpu_mapped_get_stream(shoal_t sh, const char *call, int
 SHOAL__HIDDEN int shoal__gpu_mapped_p_stream(shoal_t sh, const char *call, int pe, size_t off, const void *value,
                                              size_t n, void *stream);
 SHOAL__HIDDEN int shoal__gpu_quiet_stream(shoal_t sh, const char *call, void *stream);
+/* The data path of a transport table over GPU heaps mapped here (self and
+ * cuda_ipc): the same functions in both. */
+#define SHOAL__TP_GPU_MAPPED_OPS                                                                                       \
+    .caps = SHOAL__TP_CAP_MAPPED | SHOAL__TP_CAP_STREAM, .put = shoal__gpu_mapped_put, .get = shoal__gpu_mapped_get,   \
+    .quiet = shoal__gpu_quiet, .put_2d = shoal__gpu_mapped_put_2d, .get_2d = shoal__gpu_mapped_get_2d,                 \
+    .put_stream = shoal__gpu_mapped_put_stream, .get_stream = shoal__gpu_mapped_get_stream,                            \
+    .p_stream = shoal__gpu_mapped_p_stream, .quiet_stream = shoal__gpu_quiet_stream
 
 SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
                                        int pe, cudaStream_t stream);

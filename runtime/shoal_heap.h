@@ -16,6 +16,8 @@ SHOAL__HIDDEN int shoal__heap_host_precheck(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
 /* The host heap in whole pages (what a second mapping of it covers). */
 SHOAL__HIDDEN size_t shoal__heap_host_span(shoal_t sh);
+/* The system's page size (4096 where it cannot be asked). */
+SHOAL__HIDDEN size_t shoal__page_size(void);
 SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
 SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_gpu_destroy(shoal_t sh);

@@ -306,18 +306,14 @@ int main(int argc, char **argv)
 {
     shoal_config_t cfg;
     shoal_t sh;
-    int ntypes = 0, rc;
+    int ntypes = 0;
 
     MPI_Init(&argc, &argv);
     test_config(&cfg, 1u << 20);
-    /* A GPU heap asked for (SHOAL_HEAP_KIND=gpu) where there is none: skipped. */
-    rc = shoal_init(MPI_COMM_WORLD, &cfg, &sh);
-    if (rc == SHOAL_ERR_NO_DEVICE && cfg.heap_kind == SHOAL_HEAP_GPU) {
-        printf("no GPU for the GPU heap asked for: skipped\n");
+    if (!test_init_or_skip(&cfg, &sh)) {
         MPI_Finalize();
         return TEST_SKIP;
     }
-    CHECK_OK(rc, NULL);
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     right = (me + 1) % npes;

@@ -360,15 +360,9 @@ int main(int argc, char **argv)
     }
     test_config(&cfg, 4u << 20);
     if (want != MPI_THREAD_MULTIPLE) cfg.check = SHOAL_CHECK_FULL;
-    {
-        /* A GPU heap asked for (SHOAL_HEAP_KIND=gpu) where there is none: skipped. */
-        int rc = shoal_init(MPI_COMM_WORLD, &cfg, &sh);
-        if (rc == SHOAL_ERR_NO_DEVICE && cfg.heap_kind == SHOAL_HEAP_GPU) {
-            printf("no GPU for the GPU heap asked for: skipped\n");
-            MPI_Finalize();
-            return TEST_SKIP;
-        }
-        CHECK_OK(rc, NULL);
+    if (!test_init_or_skip(&cfg, &sh)) {
+        MPI_Finalize();
+        return TEST_SKIP;
     }
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);

@@ -50,15 +50,9 @@ static char *mpi_rma_alias(shoal_t sh)
     return p == MAP_FAILED ? NULL : p;
 }
 
-static size_t mpi_rma_page_size(void)
-{
-    long pg = sysconf(_SC_PAGESIZE);
-    return pg > 0 ? (size_t)pg : 4096;
-}
-
 int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p)
 {
-    size_t pg = mpi_rma_page_size(), len = 4 * pg;
+    size_t pg = shoal__page_size(), len = 4 * pg;
     char *mem, *seen = NULL, *outer = NULL;
     MPI_Win wa = MPI_WIN_NULL, wb = MPI_WIN_NULL;
     int rc = SHOAL_SUCCESS, failed = 0, moved = 0, flag = 0;

@@ -64,16 +64,7 @@ const shoal__tp_ops_t shoal__tp_self_gpu = {
     .name = "self",
     .id = SHOAL_TRANSPORT_SELF,
     .heap_kind = SHOAL_HEAP_GPU,
-    .caps = SHOAL__TP_CAP_MAPPED | SHOAL__TP_CAP_STREAM,
     .connect = self_connect,
-    .put = shoal__gpu_mapped_put,
-    .get = shoal__gpu_mapped_get,
-    .quiet = shoal__gpu_quiet,
-    .put_2d = shoal__gpu_mapped_put_2d,
-    .get_2d = shoal__gpu_mapped_get_2d,
-    .put_stream = shoal__gpu_mapped_put_stream,
-    .get_stream = shoal__gpu_mapped_get_stream,
-    .p_stream = shoal__gpu_mapped_p_stream,
-    .quiet_stream = shoal__gpu_quiet_stream,
+    SHOAL__TP_GPU_MAPPED_OPS,
 };
 #endif

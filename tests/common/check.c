@@ -164,6 +164,17 @@ void test_config(shoal_config_t *cfg, size_t heap_size)
     if (heap_size) cfg->heap_size = heap_size;
 }
 
+int test_init_or_skip(const shoal_config_t *cfg, shoal_t *sh_p)
+{
+    int rc = shoal_init(MPI_COMM_WORLD, cfg, sh_p);
+    if (rc == SHOAL_ERR_NO_DEVICE && cfg->heap_kind == SHOAL_HEAP_GPU) {
+        printf("no GPU for the GPU heap asked for: skipped\n");
+        return 0;
+    }
+    CHECK_OK(rc, NULL);
+    return 1;
+}
+
 int test_heap_is_host(shoal_t sh)
 {
     int kind = shoal_heap_kind(sh);

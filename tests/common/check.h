@@ -138,6 +138,11 @@ CHECK__NORETURN void check__fail_status(const char *file, int line, const char *
  * fails the test if the environment was invalid. */
 void test_config(shoal_config_t *cfg, size_t heap_size);
 
+/* shoal_init over MPI_COMM_WORLD, which must succeed; 0 (and nothing
+ * created) where a GPU heap was asked for (SHOAL_HEAP_KIND=gpu) and there is
+ * no GPU: the caller then finalizes MPI and returns TEST_SKIP. */
+int test_init_or_skip(const shoal_config_t *cfg, shoal_t *sh_p);
+
 /* Does this instance's heap live in host memory (directly loadable)? */
 int test_heap_is_host(shoal_t sh);
 
