@@ -239,6 +239,185 @@ SHOAL__ISIZED_DECL(128)
 SHOAL_RMA_TYPES(SHOAL__TYPED_DECL)
 #undef SHOAL__TYPED_DECL
 
+/* ------------------------------------------------------------------------
+ * Point-to-point synchronization: atomics, signals, waits and locks on
+ * symmetric memory, on host and GPU heaps, towards every PE whatever its
+ * transport, with the semantics of api/shoal_device.cuh (README,
+ * "Point-to-point synchronization", says which mechanism carries them).
+ * Targets are symmetric (inside the heap and, with SHOAL_CHECK basic or
+ * full, inside one allocation) and aligned to their size; a bad target, PE,
+ * op or cmp is refused with nothing written. */
+
+/* How shoal_signal_op and put_signal change the signal word (also in kernels). */
+enum {
+    SHOAL_SIGNAL_SET = 0, /* sig = value */
+    SHOAL_SIGNAL_ADD = 1  /* sig += value */
+};
+
+/* Comparisons of wait_until and test: ivar <cmp> value (also in kernels). */
+enum {
+    SHOAL_CMP_EQ = 0, /* == */
+    SHOAL_CMP_NE = 1, /* != */
+    SHOAL_CMP_GT = 2, /* > */
+    SHOAL_CMP_GE = 3, /* >= */
+    SHOAL_CMP_LT = 4, /* < */
+    SHOAL_CMP_LE = 5  /* <= */
+};
+
+/* OpenSHMEM's standard atomic types: X(TYPE, NAME). */
+#define SHOAL_AMO_TYPES(X)                                                                                             \
+    X(int, int)                                                                                                        \
+    X(long, long)                                                                                                      \
+    X(long long, longlong)                                                                                             \
+    X(unsigned int, uint)                                                                                              \
+    X(unsigned long, ulong)                                                                                            \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int32_t, int32)                                                                                                  \
+    X(int64_t, int64)                                                                                                  \
+    X(uint32_t, uint32)                                                                                                \
+    X(uint64_t, uint64)                                                                                                \
+    X(size_t, size)                                                                                                    \
+    X(ptrdiff_t, ptrdiff)
+/* The extended types: fetch, set and swap only. */
+#define SHOAL_AMO_EXT_TYPES(X)                                                                                         \
+    X(float, float)                                                                                                    \
+    X(double, double)
+/* The bitwise types: and, or, xor as well. */
+#define SHOAL_AMO_BITWISE_TYPES(X)                                                                                     \
+    X(unsigned int, uint)                                                                                              \
+    X(unsigned long, ulong)                                                                                            \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int32_t, int32)                                                                                                  \
+    X(int64_t, int64)                                                                                                  \
+    X(uint32_t, uint32)                                                                                                \
+    X(uint64_t, uint64)
+/* The types of wait_until and test. */
+#define SHOAL_WAIT_TYPES(X)                                                                                            \
+    X(short, short)                                                                                                    \
+    X(int, int)                                                                                                        \
+    X(long, long)                                                                                                      \
+    X(long long, longlong)                                                                                             \
+    X(unsigned short, ushort)                                                                                          \
+    X(unsigned int, uint)                                                                                              \
+    X(unsigned long, ulong)                                                                                            \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int32_t, int32)                                                                                                  \
+    X(int64_t, int64)                                                                                                  \
+    X(uint32_t, uint32)                                                                                                \
+    X(uint64_t, uint64)                                                                                                \
+    X(size_t, size)                                                                                                    \
+    X(ptrdiff_t, ptrdiff)
+
+/* Atomics on pe's copy of a symmetric word. fetch returns its value, set
+ * stores, swap stores and returns the old value, compare_swap stores value
+ * where the word equals cond and returns the old value either way. The
+ * fetching calls return with *old_p / *value_p filled; their _nbi forms
+ * fill it by the next shoal_quiet (the pointer must stay valid until then).
+ * The others (set, inc, add, and, or, xor) are complete at shoal_quiet, like
+ * a put; shoal_fence orders them with the puts to the same PE. */
+#define SHOAL__AMO_EXT_DECL(T, N)                                                                                      \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch(shoal_t sh, const T *src, int pe, T *value_p);                           \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_nbi(shoal_t sh, const T *src, int pe, T *value_p);                       \
+    SHOAL_EXPORT int shoal_##N##_atomic_set(shoal_t sh, T *dest, T value, int pe);                                     \
+    SHOAL_EXPORT int shoal_##N##_atomic_swap(shoal_t sh, T *dest, T value, int pe, T *old_p);                          \
+    SHOAL_EXPORT int shoal_##N##_atomic_swap_nbi(shoal_t sh, T *dest, T value, int pe, T *old_p);
+#define SHOAL__AMO_STD_DECL(T, N)                                                                                      \
+    SHOAL__AMO_EXT_DECL(T, N)                                                                                          \
+    SHOAL_EXPORT int shoal_##N##_atomic_compare_swap(shoal_t sh, T *dest, T cond, T value, int pe, T *old_p);          \
+    SHOAL_EXPORT int shoal_##N##_atomic_compare_swap_nbi(shoal_t sh, T *dest, T cond, T value, int pe, T *old_p);      \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_inc(shoal_t sh, T *dest, int pe, T *old_p);                              \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_inc_nbi(shoal_t sh, T *dest, int pe, T *old_p);                          \
+    SHOAL_EXPORT int shoal_##N##_atomic_inc(shoal_t sh, T *dest, int pe);                                              \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_add(shoal_t sh, T *dest, T value, int pe, T *old_p);                     \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_add_nbi(shoal_t sh, T *dest, T value, int pe, T *old_p);                 \
+    SHOAL_EXPORT int shoal_##N##_atomic_add(shoal_t sh, T *dest, T value, int pe);
+#define SHOAL__AMO_BIT_DECL(T, N)                                                                                      \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_and(shoal_t sh, T *dest, T value, int pe, T *old_p);                     \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_and_nbi(shoal_t sh, T *dest, T value, int pe, T *old_p);                 \
+    SHOAL_EXPORT int shoal_##N##_atomic_and(shoal_t sh, T *dest, T value, int pe);                                     \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_or(shoal_t sh, T *dest, T value, int pe, T *old_p);                      \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_or_nbi(shoal_t sh, T *dest, T value, int pe, T *old_p);                  \
+    SHOAL_EXPORT int shoal_##N##_atomic_or(shoal_t sh, T *dest, T value, int pe);                                      \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_xor(shoal_t sh, T *dest, T value, int pe, T *old_p);                     \
+    SHOAL_EXPORT int shoal_##N##_atomic_fetch_xor_nbi(shoal_t sh, T *dest, T value, int pe, T *old_p);                 \
+    SHOAL_EXPORT int shoal_##N##_atomic_xor(shoal_t sh, T *dest, T value, int pe);
+SHOAL_AMO_TYPES(SHOAL__AMO_STD_DECL)
+SHOAL_AMO_EXT_TYPES(SHOAL__AMO_EXT_DECL)
+SHOAL_AMO_BITWISE_TYPES(SHOAL__AMO_BIT_DECL)
+#undef SHOAL__AMO_EXT_DECL
+#undef SHOAL__AMO_STD_DECL
+#undef SHOAL__AMO_BIT_DECL
+
+/* Signals: a symmetric uint64_t word (8-byte aligned). put_signal puts
+ * nbytes from src to dest on pe, then changes pe's sig by op
+ * (SHOAL_SIGNAL_SET or SHOAL_SIGNAL_ADD) with value: whoever sees the
+ * signal change sees the data. Blocking: returns when src may be reused;
+ * _nbi: src must stay untouched until shoal_quiet. Both are complete at
+ * shoal_quiet. */
+SHOAL_EXPORT int shoal_put_signal(shoal_t sh, void *dest, const void *src, size_t nbytes, uint64_t *sig, uint64_t value,
+                                  int op, int pe);
+SHOAL_EXPORT int shoal_put_signal_nbi(shoal_t sh, void *dest, const void *src, size_t nbytes, uint64_t *sig,
+                                      uint64_t value, int op, int pe);
+/* Change pe's sig by op with value, as put_signal does with no data. */
+SHOAL_EXPORT int shoal_signal_op(shoal_t sh, uint64_t *sig, uint64_t value, int op, int pe);
+/* This PE's sig, read atomically. */
+SHOAL_EXPORT int shoal_signal_fetch(shoal_t sh, const uint64_t *sig, uint64_t *value_p);
+/* Wait until this PE's sig <cmp> value; *seen_p (may be NULL): the value
+ * that satisfied it. */
+SHOAL_EXPORT int shoal_signal_wait_until(shoal_t sh, uint64_t *sig, int cmp, uint64_t value, uint64_t *seen_p);
+
+/* Waits on this PE's symmetric variables that other PEs change (OpenSHMEM
+ * 1.5's wait_until and test families; ivar <cmp> value, or values[i] for
+ * the _vector forms). status (may be NULL) excludes element i where
+ * status[i] is nonzero. wait_until_all returns once every included element
+ * satisfies the comparison; _any once one does, its index in *index_p
+ * (SIZE_MAX when none is included); _some once at least one does, the
+ * indices of all that do in indices[0 .. *count_p) (0 when none is
+ * included). The test forms look once and return at once: *flag_p 1 when
+ * satisfied (test, test_all: every included element), *index_p (SIZE_MAX:
+ * none), *count_p (0: none). A wait gives up after SHOAL_TIMEOUT seconds
+ * with SHOAL_ERR_TIMEOUT, naming the variable, the comparison and the last
+ * value seen (a missing put or signal, or a wrong flag, on the writer). */
+#define SHOAL__WAIT_DECL(T, N)                                                                                         \
+    SHOAL_EXPORT int shoal_##N##_wait_until(shoal_t sh, T *ivar, int cmp, T value);                                    \
+    SHOAL_EXPORT int shoal_##N##_wait_until_all(shoal_t sh, T *ivars, size_t nelems, const int *status, int cmp,       \
+                                                T value);                                                              \
+    SHOAL_EXPORT int shoal_##N##_wait_until_any(shoal_t sh, T *ivars, size_t nelems, const int *status, int cmp,       \
+                                                T value, size_t *index_p);                                             \
+    SHOAL_EXPORT int shoal_##N##_wait_until_some(shoal_t sh, T *ivars, size_t nelems, size_t *indices,                 \
+                                                 const int *status, int cmp, T value, size_t *count_p);                \
+    SHOAL_EXPORT int shoal_##N##_wait_until_all_vector(shoal_t sh, T *ivars, size_t nelems, const int *status,         \
+                                                       int cmp, const T *values);                                      \
+    SHOAL_EXPORT int shoal_##N##_wait_until_any_vector(shoal_t sh, T *ivars, size_t nelems, const int *status,         \
+                                                       int cmp, const T *values, size_t *index_p);                     \
+    SHOAL_EXPORT int shoal_##N##_wait_until_some_vector(shoal_t sh, T *ivars, size_t nelems, size_t *indices,          \
+                                                        const int *status, int cmp, const T *values, size_t *count_p); \
+    SHOAL_EXPORT int shoal_##N##_test(shoal_t sh, T *ivar, int cmp, T value, int *flag_p);                             \
+    SHOAL_EXPORT int shoal_##N##_test_all(shoal_t sh, T *ivars, size_t nelems, const int *status, int cmp, T value,    \
+                                          int *flag_p);                                                                \
+    SHOAL_EXPORT int shoal_##N##_test_any(shoal_t sh, T *ivars, size_t nelems, const int *status, int cmp, T value,    \
+                                          size_t *index_p);                                                            \
+    SHOAL_EXPORT int shoal_##N##_test_some(shoal_t sh, T *ivars, size_t nelems, size_t *indices, const int *status,    \
+                                           int cmp, T value, size_t *count_p);                                         \
+    SHOAL_EXPORT int shoal_##N##_test_all_vector(shoal_t sh, T *ivars, size_t nelems, const int *status, int cmp,      \
+                                                 const T *values, int *flag_p);                                        \
+    SHOAL_EXPORT int shoal_##N##_test_any_vector(shoal_t sh, T *ivars, size_t nelems, const int *status, int cmp,      \
+                                                 const T *values, size_t *index_p);                                    \
+    SHOAL_EXPORT int shoal_##N##_test_some_vector(shoal_t sh, T *ivars, size_t nelems, size_t *indices,                \
+                                                  const int *status, int cmp, const T *values, size_t *count_p);
+SHOAL_WAIT_TYPES(SHOAL__WAIT_DECL)
+#undef SHOAL__WAIT_DECL
+
+/* Locks on a symmetric long that every PE set to 0 (OpenSHMEM's
+ * set_lock/test_lock/clear_lock): a queue (first come, first served), each
+ * waiter watching a word of its own. set_lock returns holding the lock (or
+ * SHOAL_ERR_TIMEOUT after SHOAL_TIMEOUT, the queue then broken);
+ * test_lock takes it only if free (*got_p 1, else 0); clear_lock completes
+ * the holder's puts (a quiet) and hands the lock to the next in line. */
+SHOAL_EXPORT int shoal_set_lock(shoal_t sh, long *lock);
+SHOAL_EXPORT int shoal_test_lock(shoal_t sh, long *lock, int *got_p);
+SHOAL_EXPORT int shoal_clear_lock(shoal_t sh, long *lock);
+
 /* Names a status ("SHOAL_ERR_TIMEOUT: timed out waiting for other PEs"). */
 SHOAL_EXPORT const char *shoal_strerror(int status);
 /* The last error on this instance (or, for NULL, the last error of a call

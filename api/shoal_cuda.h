@@ -54,6 +54,22 @@ SHOAL_EXPORT int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
  * stream order. A 4- or 8-byte p travels inside the stream operation (the
  * value is taken at the call; no copy engine); other sizes wait for the
  * stream and put at once. */
+/* Point-to-point synchronization in stream order (GPU heaps). put_signal:
+ * the data, then the signal change (SHOAL_SIGNAL_SET or _ADD), as the
+ * stream reaches them; signal_op: the signal change alone. With a peer
+ * whose transport cannot join a stream (staged, mpi_rma), the host waits
+ * for the stream and does the host call. signal_wait_until: the stream
+ * waits until this PE's sig <cmp> value, the host does not (a stream
+ * memory operation for EQ, GE and GT, else a one-thread kernel; a stream
+ * wait never times out). On a host heap each waits for the stream, then
+ * acts as the host call. */
+SHOAL_EXPORT int shoal_put_signal_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, uint64_t *sig,
+                                            uint64_t value, int op, int pe, cudaStream_t stream);
+SHOAL_EXPORT int shoal_signal_op_on_stream(shoal_t sh, uint64_t *sig, uint64_t value, int op, int pe,
+                                           cudaStream_t stream);
+SHOAL_EXPORT int shoal_signal_wait_until_on_stream(shoal_t sh, uint64_t *sig, int cmp, uint64_t value,
+                                                   cudaStream_t stream);
+
 #define SHOAL__TYPED_STREAM_DECL(T, N)                                                                                 \
     SHOAL_EXPORT int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe,               \
                                                cudaStream_t stream);                                                   \

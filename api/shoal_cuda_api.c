@@ -51,6 +51,25 @@ int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
     return shoal__barrier_all_on_stream(sh, stream);
 }
 
+int shoal_put_signal_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, uint64_t *sig, uint64_t value,
+                               int op, int pe, cudaStream_t stream)
+{
+    SHOAL__ENTER(sh, "shoal_put_signal_on_stream");
+    return shoal__put_signal_on_stream(sh, "shoal_put_signal_on_stream", dest, src, nbytes, sig, value, op, pe, stream);
+}
+
+int shoal_signal_op_on_stream(shoal_t sh, uint64_t *sig, uint64_t value, int op, int pe, cudaStream_t stream)
+{
+    SHOAL__ENTER(sh, "shoal_signal_op_on_stream");
+    return shoal__put_signal_on_stream(sh, "shoal_signal_op_on_stream", NULL, NULL, 0, sig, value, op, pe, stream);
+}
+
+int shoal_signal_wait_until_on_stream(shoal_t sh, uint64_t *sig, int cmp, uint64_t value, cudaStream_t stream)
+{
+    SHOAL__ENTER(sh, "shoal_signal_wait_until_on_stream");
+    return shoal__signal_wait_on_stream(sh, "shoal_signal_wait_until_on_stream", sig, cmp, value, stream);
+}
+
 #define SHOAL__TYPED_STREAM_DEF(T, N)                                                                                  \
     int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream)       \
     {                                                                                                                  \

@@ -136,21 +136,7 @@
 #pragma nv_diag_suppress 177   /* function declared but never referenced */
 #pragma nv_diag_suppress 20208 /* 'long double' is treated as 'double' in device code */
 
-/* How shoal_dev_signal_op and put_signal change the signal word. */
-enum {
-    SHOAL_SIGNAL_SET = 0, /* sig = value */
-    SHOAL_SIGNAL_ADD = 1  /* sig += value */
-};
-
-/* Comparisons of wait_until and test: word <cmp> value. */
-enum {
-    SHOAL_CMP_EQ = 0, /* == */
-    SHOAL_CMP_NE = 1, /* != */
-    SHOAL_CMP_GT = 2, /* > */
-    SHOAL_CMP_GE = 3, /* >= */
-    SHOAL_CMP_LT = 4, /* < */
-    SHOAL_CMP_LE = 5  /* <= */
-};
+/* SHOAL_SIGNAL_* and SHOAL_CMP_* come from shoal.h (host and kernels alike). */
 
 /* Types with atomics and wait_until: X(TYPE, NAME), 4- and 8-byte integers. */
 #define SHOAL_DEV_AMO_TYPES(X)                                                                                         \

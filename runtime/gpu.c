@@ -64,6 +64,7 @@ static int shoal__gpu_entry_points(shoal_t sh, struct shoal_gpu *g)
         {"cuStreamWriteValue32", offsetof(struct shoal_gpu, write_value32)},
         {"cuStreamWaitValue32", offsetof(struct shoal_gpu, wait_value32)},
         {"cuStreamWriteValue64", offsetof(struct shoal_gpu, write_value64)},
+        {"cuStreamWaitValue64", offsetof(struct shoal_gpu, wait_value64)},
         {"cuStreamBatchMemOp", offsetof(struct shoal_gpu, batch_mem_op)},
     };
     for (size_t i = 0; i < sizeof(eps) / sizeof(eps[0]); i++) {
@@ -100,6 +101,8 @@ int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p)
     if (g == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     sh->gpu = g;
     g->stream = NULL;
+    g->amo_lock_ready = pthread_mutex_init(&g->amo_lock, NULL) == 0;
+    if (!g->amo_lock_ready) return shoal__error(sh, SHOAL_ERR_SYSTEM, call, "pthread_mutex_init failed");
     SHOAL__TRY(rc, out, shoal__gpu_entry_points(sh, g));
     if (sh->cfg.cuda_device >= 0) {
         if (sh->cfg.cuda_device >= count) {
@@ -288,6 +291,7 @@ void shoal__heap_gpu_destroy(shoal_t sh)
         cudaStreamSynchronize(g->stream);
         cudaStreamDestroy(g->stream);
     }
+    shoal__gpu_mapped_release(sh);
     if (g->dev_peer_base != NULL) cudaFree(g->dev_peer_base);
     if (g->dev_peer_ctrl != NULL) cudaFree(g->dev_peer_ctrl);
     if (g->raw != NULL) cudaFree(g->raw);

@@ -5,9 +5,11 @@
 #include "shoal_instance.h"
 
 #if SHOAL_HAVE_CUDA
+#include "shoal_amo.h"
 #include "shoal_gpu.h"
-#include "transport/transport.h"
 #include "shoal_rma.h"
+#include "transport/gpu_amo.h"
+#include "transport/transport.h"
 
 /* Before a put or get that cannot be stream-ordered: wait for the stream.
  * A host heap in a process without a usable CUDA driver or device has no
@@ -113,6 +115,93 @@ int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream)
      * them); the others' join the stream. */
     if (host) SHOAL__TRY(rc, out, shoal__quiet_mask(sh, call, host));
     SHOAL__TRY(rc, out, shoal__transports_quiet_stream(sh, call, stream));
+out:
+    return rc;
+}
+
+/* The data on the stream, then the signal: a stream memory operation (a
+ * set) or a one-thread kernel (an add), both after the copy in stream
+ * order. A pair whose transport cannot join a stream: the host waits for
+ * the stream, then does the host call. */
+static int shoal__put_signal_on_stream_do(shoal_t sh, const char *call, void *dest, const void *src, size_t n,
+                                          uint64_t *sig, uint64_t value, int op, int pe, cudaStream_t stream)
+{
+    const shoal__tp_ops_t *tp;
+    shoal__amo_t a;
+    size_t off;
+    int rc = SHOAL_SUCCESS;
+
+    SHOAL__TRY(rc, out, shoal__signal_prepare(sh, call, sig, value, op, pe, &a, &off));
+    tp = shoal__tp(sh, pe);
+    if (!shoal__tp_can(sh, pe, SHOAL__TP_CAP_STREAM) || tp->amo_stream == NULL || shoal__tp_amo(sh, pe) != tp) {
+        if (n > 0) {
+            size_t doff;
+            SHOAL__TRY(rc, out, shoal__rma_check(sh, call, true, dest, src, n, pe, &doff));
+        }
+        SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
+        return shoal__put_signal(sh, call, dest, src, n, sig, value, op, pe, 0);
+    }
+    if (n > 0) SHOAL__TRY(rc, out, shoal__rma_on_stream_do(sh, call, true, dest, src, n, pe, stream));
+    rc = tp->amo_stream(sh, call, pe, off, &a, stream);
+out:
+    return rc;
+}
+
+int shoal__put_signal_on_stream(shoal_t sh, const char *call, void *dest, const void *src, size_t nbytes, uint64_t *sig,
+                                uint64_t value, int op, int pe, cudaStream_t stream)
+{
+    shoal__robust_t *sd;
+    bool held;
+    int rc = shoal__stream_enter(sh, call, &sd, &held);
+
+    if (rc != SHOAL_SUCCESS) return rc;
+    rc = shoal__put_signal_on_stream_do(sh, call, dest, src, nbytes, sig, value, op, pe, stream);
+    if (sd) shoal__thread_leave(sd, false, held);
+    return rc;
+}
+
+/* The stream waits for this PE's sig: a stream memory operation for EQ, GE
+ * and GT (CUDA compares cyclically: a value more than 2^63 past the other
+ * counts as below it), a one-thread kernel for the others. A host heap:
+ * the host waits for the stream, then for the signal. */
+int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, int cmp, uint64_t value,
+                                 cudaStream_t stream)
+{
+    struct shoal_gpu *g = sh->gpu;
+    CUresult cr = CUDA_ERROR_NOT_SUPPORTED;
+    cudaError_t err;
+    size_t off;
+    int rc = SHOAL_SUCCESS;
+
+    if ((unsigned)cmp > SHOAL_CMP_LE)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "unknown comparison %d (SHOAL_CMP_EQ %d to SHOAL_CMP_LE %d)", cmp, SHOAL_CMP_EQ,
+                            SHOAL_CMP_LE);
+    SHOAL__TRY(rc, out, shoal__rma_target(sh, call, "signal", sig, 8, sh->my_pe, &off));
+    if ((uintptr_t)sig % 8 != 0)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "signal %p (heap offset %zu) is not aligned to 8 bytes",
+                            (void *)sig, off);
+    if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL) {
+        shoal__wait_spec_t w = {.ivars = sig,
+                                .nelems = 1,
+                                .size = 8,
+                                .cmp = cmp,
+                                .values = &value,
+                                .kind = SHOAL__WAIT_ALL,
+                                .block = true};
+        SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
+        return shoal__wait_until(sh, call, &w, NULL, NULL, NULL, NULL, NULL);
+    }
+    if (cmp == SHOAL_CMP_EQ)
+        cr = g->wait_value64(stream, (CUdeviceptr)sig, value, CU_STREAM_WAIT_VALUE_EQ);
+    else if (cmp == SHOAL_CMP_GE)
+        cr = g->wait_value64(stream, (CUdeviceptr)sig, value, CU_STREAM_WAIT_VALUE_GEQ);
+    else if (cmp == SHOAL_CMP_GT && value != UINT64_MAX)
+        cr = g->wait_value64(stream, (CUdeviceptr)sig, value + 1, CU_STREAM_WAIT_VALUE_GEQ);
+    if (cr == CUDA_SUCCESS) return SHOAL_SUCCESS;
+    /* The other comparisons, or a driver without 64-bit stream waits. */
+    err = shoal__gpu_wait_launch(stream, sig, cmp, value);
+    if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the signal wait kernel", err);
 out:
     return rc;
 }

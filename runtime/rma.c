@@ -99,11 +99,24 @@ int shoal__rma_check(shoal_t sh, const char *call, bool is_put, const void *dest
     return SHOAL_SUCCESS;
 }
 
+int shoal__rma_target(shoal_t sh, const char *call, const char *what, const void *remote, size_t n, int pe,
+                      size_t *off_p)
+{
+    if (SHOAL__UNLIKELY((unsigned)pe >= (unsigned)sh->n_pes))
+        return shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    return shoal__remote_check(sh, call, what, NULL, remote, n, pe, off_p);
+}
+
+void shoal__rma_used(shoal_t sh, unsigned bit)
+{
+    if (!(__atomic_load_n(&sh->tp_used, __ATOMIC_SEQ_CST) & bit))
+        __atomic_fetch_or(&sh->tp_used, bit, __ATOMIC_SEQ_CST);
+}
+
 static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
                                 int pe, int nbi)
 {
     const shoal__tp_ops_t *tp;
-    unsigned bit;
     size_t off;
     int rc;
 
@@ -121,9 +134,7 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
     rc = is_put ? tp->put(sh, call, pe, off, src, n, nbi) : tp->get(sh, call, pe, dest, off, n, nbi);
     if (SHOAL__UNLIKELY(rc < 0)) return rc;
     /* Set after issuing: a quiet that finds the bit set flushes this operation. */
-    bit = 1u << tp->id;
-    if (!(__atomic_load_n(&sh->tp_used, __ATOMIC_SEQ_CST) & bit))
-        __atomic_fetch_or(&sh->tp_used, bit, __ATOMIC_SEQ_CST);
+    shoal__rma_used(sh, 1u << tp->id);
     return SHOAL_SUCCESS;
 }
 

@@ -5,7 +5,9 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 
+#include "shoal_amo.h"
 #include "shoal_device_types.h"
 #include "shoal_gpu_share.h"
 #include "shoal_instance.h"
@@ -15,6 +17,8 @@
 #define SHOAL__GPU_CTRL_BYTES ((size_t)64 << 10)
 _Static_assert((SHOAL_DEVICE_BARRIER_GEN + 1) * 4 <= (64 << 10), "control area too small");
 #define SHOAL__GPU_MAX_FLAG_PES SHOAL_DEVICE_MAX_PES
+/* Fetching host atomics with _nbi outstanding at once; one more waits for them. */
+#define SHOAL__GPU_AMO_SLOTS 1024
 
 struct shoal_gpu {
     int device;                     /* CUDA ordinal in this process */
@@ -29,11 +33,22 @@ struct shoal_gpu {
     char **dev_peer_base;           /* device copy of peer_base, for kernels (lazy) */
     unsigned int **dev_peer_ctrl;   /* device copy of peer_ctrl */
     shoal__gpu_id_t *node_gpus;     /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
+    /* Host atomics' old values (runtime/transport/gpu_mapped.c): pinned
+     * slots the kernels write, and the nbi ones still to hand over. */
+    pthread_mutex_t amo_lock;
+    uint64_t *amo_slots; /* SHOAL__GPU_AMO_SLOTS + 1 (the last: blocking calls) */
+    struct shoal__gpu_amo_pending {
+        void *dst;
+        uint32_t size;
+    } * amo_pending;      /* per slot: where its value goes */
+    size_t amo_n_pending; /* slots [0, n) in use */
+    bool amo_lock_ready;
 
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
     CUresult (*wait_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
     CUresult (*write_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+    CUresult (*wait_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
     CUresult (*batch_mem_op)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
 };
 
@@ -74,13 +89,22 @@ SHOAL__HIDDEN int shoal__gpu_mapped_get_stream(shoal_t sh, const char *call, int
 SHOAL__HIDDEN int shoal__gpu_mapped_p_stream(shoal_t sh, const char *call, int pe, size_t off, const void *value,
                                              size_t n, void *stream);
 SHOAL__HIDDEN int shoal__gpu_quiet_stream(shoal_t sh, const char *call, void *stream);
+/* Atomics on a GPU heap mapped here: a one-thread kernel on the internal
+ * stream (on the caller's stream for amo_stream). */
+SHOAL__HIDDEN int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a,
+                                        void *result, int nbi);
+SHOAL__HIDDEN int shoal__gpu_mapped_amo_stream(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a,
+                                               void *stream);
+/* Free what the atomics keep (at the heap's end). */
+SHOAL__HIDDEN void shoal__gpu_mapped_release(shoal_t sh);
 /* The data path of a transport table over GPU heaps mapped here (self and
  * cuda_ipc): the same functions in both. */
 #define SHOAL__TP_GPU_MAPPED_OPS                                                                                       \
     .caps = SHOAL__TP_CAP_MAPPED | SHOAL__TP_CAP_STREAM, .put = shoal__gpu_mapped_put, .get = shoal__gpu_mapped_get,   \
     .quiet = shoal__gpu_quiet, .put_2d = shoal__gpu_mapped_put_2d, .get_2d = shoal__gpu_mapped_get_2d,                 \
     .put_stream = shoal__gpu_mapped_put_stream, .get_stream = shoal__gpu_mapped_get_stream,                            \
-    .p_stream = shoal__gpu_mapped_p_stream, .quiet_stream = shoal__gpu_quiet_stream
+    .p_stream = shoal__gpu_mapped_p_stream, .quiet_stream = shoal__gpu_quiet_stream, .amo = shoal__gpu_mapped_amo,     \
+    .amo_stream = shoal__gpu_mapped_amo_stream
 
 SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
                                        int pe, cudaStream_t stream);
@@ -88,6 +112,12 @@ SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put
 SHOAL__HIDDEN int shoal__p_on_stream(shoal_t sh, const char *call, void *dest, const void *value, size_t n, int pe,
                                      cudaStream_t stream);
 SHOAL__HIDDEN int shoal__quiet_on_stream(shoal_t sh, cudaStream_t stream);
+/* put_signal and signal_op in stream order (no data: nbytes 0), and the
+ * stream's wait for this PE's signal. */
+SHOAL__HIDDEN int shoal__put_signal_on_stream(shoal_t sh, const char *call, void *dest, const void *src, size_t nbytes,
+                                              uint64_t *sig, uint64_t value, int op, int pe, cudaStream_t stream);
+SHOAL__HIDDEN int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, int cmp, uint64_t value,
+                                               cudaStream_t stream);
 SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
 SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);

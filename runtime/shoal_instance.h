@@ -48,6 +48,7 @@ struct shoal_instance {
     pthread_rwlock_t alloc_lock;
     /* Transports (runtime/transport/transport.h). */
     const struct shoal__tp_ops **pe_tp;    /* per PE: the one chosen at init */
+    const struct shoal__tp_ops **pe_amo;   /* per PE: the one its atomics take (transport.h, CAP_AMO_ALL) */
     unsigned *pe_cands;                    /* per PE: the policy's candidates, bits (1u << shoal_transport_id_t) */
     unsigned tp_setup;                     /* transports set up (same bits): torn down at finalize */
     unsigned tp_used;                      /* transports with operations possibly outstanding (same bits) */

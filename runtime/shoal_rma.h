@@ -26,6 +26,13 @@ SHOAL__HIDDEN int shoal__rma_2d(shoal_t sh, const char *call, bool is_put, void 
  * SHOAL_ERR_INVALID_ARG); the 2-D transfer of nelems rows of one element. */
 SHOAL__HIDDEN int shoal__rma_strided(shoal_t sh, const char *call, bool is_put, void *dest, const void *src,
                                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem, int pe);
+/* pe in range and [remote, remote + n) a remote range as for a put (in the
+ * heap; with SHOAL_CHECK basic or full, in one live allocation); what names
+ * it in messages ("destination"). *off_p: its heap offset. */
+SHOAL__HIDDEN int shoal__rma_target(shoal_t sh, const char *call, const char *what, const void *remote, size_t n,
+                                    int pe, size_t *off_p);
+/* After issuing through transport bit (1u << id): a quiet flushes it. */
+SHOAL__HIDDEN void shoal__rma_used(shoal_t sh, unsigned bit);
 SHOAL__HIDDEN int shoal__quiet(shoal_t sh, const char *call);
 /* The same, for the transports whose bits (1u << id) are in mask only. */
 SHOAL__HIDDEN int shoal__quiet_mask(shoal_t sh, const char *call, unsigned mask);

@@ -10,8 +10,10 @@
  * synchronized). A quiet, or a stream's join, that finds them equal has
  * nothing to wait for; otherwise it waits for everything queued before it. */
 #if SHOAL_HAVE_CUDA
+#include <stdlib.h>
 #include <string.h>
 
+#include "gpu_amo.h"
 #include "shoal_gpu.h"
 #include "transport.h"
 
@@ -88,6 +90,20 @@ int shoal__gpu_mapped_get_2d(shoal_t sh, const char *call, int pe, void *dst, si
     return gpu_mapped_copy_2d(sh, call, dst, dpitch, sh->peer_base[pe] + off, pitch, width, height, nbi);
 }
 
+/* Under amo_lock: wait for the internal stream, then hand every pending
+ * old value to its destination. */
+static int gpu_amo_drain(shoal_t sh, const char *call)
+{
+    struct shoal_gpu *g = sh->gpu;
+    cudaError_t err = cudaStreamSynchronize(g->stream);
+
+    if (err != cudaSuccess) return shoal__cuda_error(sh, call, "cudaStreamSynchronize(internal stream)", err);
+    for (size_t i = 0; i < g->amo_n_pending; i++)
+        memcpy(g->amo_pending[i].dst, &g->amo_slots[i], g->amo_pending[i].size);
+    __atomic_store_n(&g->amo_n_pending, 0, __ATOMIC_RELEASE);
+    return SHOAL_SUCCESS;
+}
+
 int shoal__gpu_quiet(shoal_t sh, const char *call)
 {
     struct shoal_gpu *g = sh->gpu;
@@ -95,6 +111,15 @@ int shoal__gpu_quiet(shoal_t sh, const char *call)
     cudaError_t err;
 
     if (g == NULL) return SHOAL_SUCCESS;
+    /* Fetching atomics with _nbi first: their values are part of the quiet
+     * (read without the lock: a thread racing this quiet is not before it). */
+    if (__atomic_load_n(&g->amo_n_pending, __ATOMIC_ACQUIRE) > 0) {
+        int rc;
+        pthread_mutex_lock(&g->amo_lock);
+        rc = gpu_amo_drain(sh, call);
+        pthread_mutex_unlock(&g->amo_lock);
+        if (rc != SHOAL_SUCCESS) return rc;
+    }
     queued = atomic_load_explicit(&g->copies_queued, memory_order_acquire);
     done = atomic_load_explicit(&g->copies_done, memory_order_acquire);
     if (queued == done) return SHOAL_SUCCESS;
@@ -159,5 +184,86 @@ int shoal__gpu_quiet_stream(shoal_t sh, const char *call, void *stream)
     if (err == cudaSuccess) err = cudaStreamWaitEvent((cudaStream_t)stream, ev, 0);
     if (ev != NULL) cudaEventDestroy(ev);
     return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "joining the internal stream", err);
+}
+/* Host atomics: a one-thread kernel on the internal stream, after the
+ * copies queued there (runtime/transport/gpu_amo.cu). One without a result
+ * is complete at quiet, as a non-blocking put. A fetching one writes its
+ * old value into a pinned slot: a blocking call waits for the stream and
+ * reads it; an _nbi one leaves it for the next quiet (pending), and waits
+ * for the others first when every slot is taken. */
+int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result,
+                          int nbi)
+{
+    struct shoal_gpu *g = sh->gpu;
+    char *word = sh->peer_base[pe] + off;
+    cudaError_t err;
+    size_t slot;
+    int rc = SHOAL_SUCCESS;
+
+    if (result == NULL) {
+        err = shoal__gpu_amo_launch(g->stream, word, a, NULL);
+        if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the atomic kernel", err);
+        return gpu_mapped_queued(sh, call, 1);
+    }
+    pthread_mutex_lock(&g->amo_lock);
+    if (g->amo_slots == NULL) {
+        err = cudaMallocHost((void **)&g->amo_slots, (SHOAL__GPU_AMO_SLOTS + 1) * sizeof(uint64_t));
+        if (err != cudaSuccess) {
+            g->amo_slots = NULL;
+            rc = shoal__cuda_error(sh, call, "cudaMallocHost(atomic results)", err);
+            goto out;
+        }
+        g->amo_pending = calloc(SHOAL__GPU_AMO_SLOTS, sizeof(*g->amo_pending));
+        if (g->amo_pending == NULL) {
+            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+            goto out;
+        }
+    }
+    if (nbi && g->amo_n_pending == SHOAL__GPU_AMO_SLOTS) SHOAL__TRY(rc, out, gpu_amo_drain(sh, call));
+    slot = nbi ? g->amo_n_pending : SHOAL__GPU_AMO_SLOTS;
+    err = shoal__gpu_amo_launch(g->stream, word, a, &g->amo_slots[slot]);
+    if (err != cudaSuccess) {
+        rc = shoal__cuda_error(sh, call, "launching the atomic kernel", err);
+        goto out;
+    }
+    if (nbi) {
+        g->amo_pending[slot] = (struct shoal__gpu_amo_pending){.dst = result, .size = a->size};
+        __atomic_store_n(&g->amo_n_pending, slot + 1, __ATOMIC_RELEASE);
+        goto out;
+    }
+    /* Blocking: the stream drains, the pending values with it. */
+    SHOAL__TRY(rc, out, gpu_amo_drain(sh, call));
+    memcpy(result, &g->amo_slots[slot], a->size);
+out:
+    pthread_mutex_unlock(&g->amo_lock);
+    return rc;
+}
+
+/* In the caller's stream, after what it did before. A signal set is a
+ * stream memory operation (with its memory barrier); the rest a kernel. */
+int shoal__gpu_mapped_amo_stream(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *stream)
+{
+    cudaError_t err;
+
+    if (a->op == SHOAL__AMO_SET) {
+        uint64_t v = a->operand;
+        uint32_t v32 = (uint32_t)a->operand;
+        return shoal__gpu_mapped_p_stream(sh, call, pe, off, a->size == 8 ? (const void *)&v : (const void *)&v32,
+                                          a->size, stream);
+    }
+    err = shoal__gpu_amo_launch((cudaStream_t)stream, sh->peer_base[pe] + off, a, NULL);
+    return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "launching the atomic kernel", err);
+}
+
+void shoal__gpu_mapped_release(shoal_t sh)
+{
+    struct shoal_gpu *g = sh->gpu;
+
+    if (g->amo_slots != NULL) cudaFreeHost(g->amo_slots);
+    g->amo_slots = NULL;
+    free(g->amo_pending);
+    g->amo_pending = NULL;
+    if (g->amo_lock_ready) pthread_mutex_destroy(&g->amo_lock);
+    g->amo_lock_ready = false;
 }
 #endif

@@ -214,15 +214,70 @@ out:
     return rc;
 }
 
+/* Atomics through MPI's accumulate operations on the window: atomic with
+ * respect to each other whatever the origin's node, which is why every
+ * pair's atomics come here once the window exists (SHOAL__TP_CAP_AMO_ALL).
+ * The operand lives on this stack frame, so every atomic completes here at
+ * least locally (MPI_Win_flush_local; a fetching one: MPI_Win_flush, its
+ * value then in result); nbi changes nothing. */
+static int mpi_rma_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result, int nbi)
+{
+    static const MPI_Op ops[SHOAL__AMO_OPS] = {
+        [SHOAL__AMO_FETCH] = MPI_NO_OP, [SHOAL__AMO_SET] = MPI_REPLACE, [SHOAL__AMO_SWAP] = MPI_REPLACE,
+        [SHOAL__AMO_ADD] = MPI_SUM,     [SHOAL__AMO_AND] = MPI_BAND,    [SHOAL__AMO_OR] = MPI_BOR,
+        [SHOAL__AMO_XOR] = MPI_BXOR,
+    };
+    const mpi_rma_state_t *st = mpi_rma_state(sh);
+    MPI_Datatype type = a->size == 4 ? MPI_UINT32_T : MPI_UINT64_T;
+    union {
+        uint32_t u32;
+        uint64_t u64;
+    } operand, compare;
+    void *res = result != NULL ? (void *)mpi_rma_local(sh, st, result, a->size) : NULL;
+    int rc = SHOAL_SUCCESS;
+    (void)nbi;
+
+    if (a->size == 4)
+        operand.u32 = (uint32_t)a->operand, compare.u32 = (uint32_t)a->compare;
+    else
+        operand.u64 = a->operand, compare.u64 = a->compare;
+    if (a->op == SHOAL__AMO_CSWAP)
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Compare_and_swap(&operand, &compare, res, type, pe, (MPI_Aint)off, st->win));
+    else if (res != NULL)
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Fetch_and_op(&operand, res, type, pe, (MPI_Aint)off, ops[a->op], st->win));
+    else
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       MPI_Accumulate(&operand, 1, type, pe, (MPI_Aint)off, 1, type, ops[a->op], st->win));
+    if (res != NULL)
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
+    else
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush_local(pe, st->win));
+out:
+    return rc;
+}
+
+/* MPI orders neither puts among themselves nor puts and accumulates: a
+ * flush completes what went before. */
+static int mpi_rma_fence(shoal_t sh, const char *call, int pe)
+{
+    const mpi_rma_state_t *st = mpi_rma_state(sh);
+    int rc = MPI_Win_flush(pe, st->win);
+    return rc == MPI_SUCCESS ? SHOAL_SUCCESS : shoal__mpi_error(sh, call, "MPI_Win_flush", rc);
+}
+
 static int mpi_rma_quiet(shoal_t sh, const char *call)
 {
     const mpi_rma_state_t *st = mpi_rma_state(sh);
     int rc = SHOAL_SUCCESS;
 
     /* Per target: MPICH 4.0's MPI_Win_flush_all was seen to return before
-     * large MPI_Get operations to a shared-memory target had landed. */
+     * large MPI_Get operations to a shared-memory target had landed. The
+     * PEs of this transport, and those whose atomics it carries. */
     for (int pe = 0; pe < sh->n_pes; pe++)
-        if (sh->pe_tp[pe] == &shoal__tp_mpi_rma) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
+        if (sh->pe_tp[pe] == &shoal__tp_mpi_rma || (sh->pe_amo != NULL && sh->pe_amo[pe] == &shoal__tp_mpi_rma))
+            SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
 out:
     return rc;
 }
@@ -243,6 +298,7 @@ const shoal__tp_ops_t shoal__tp_mpi_rma = {
     .name = "mpi_rma",
     .id = SHOAL_TRANSPORT_MPI_RMA,
     .heap_kind = SHOAL_HEAP_HOST,
+    .caps = SHOAL__TP_CAP_AMO_ALL,
     .setup = mpi_rma_setup,
     .connect = mpi_rma_connect,
     .teardown = mpi_rma_teardown,
@@ -250,4 +306,6 @@ const shoal__tp_ops_t shoal__tp_mpi_rma = {
     .get = mpi_rma_get,
     .quiet = mpi_rma_quiet,
     .sync = mpi_rma_sync,
+    .amo = mpi_rma_amo,
+    .fence = mpi_rma_fence,
 };

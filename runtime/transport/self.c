@@ -36,6 +36,13 @@ static int self_host_get_2d(shoal_t sh, const char *call, int pe, void *dst, siz
     return SHOAL_SUCCESS;
 }
 
+static int self_host_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result, int nbi)
+{
+    (void)call, (void)pe, (void)nbi; /* complete on return */
+    shoal__amo_cpu(sh->heap_base + off, a, result);
+    return SHOAL_SUCCESS;
+}
+
 static int self_host_quiet(shoal_t sh, const char *call)
 {
     (void)sh, (void)call;
@@ -53,6 +60,7 @@ const shoal__tp_ops_t shoal__tp_self_host = {
     .quiet = self_host_quiet,
     .put_2d = self_host_put_2d,
     .get_2d = self_host_get_2d,
+    .amo = self_host_amo,
 };
 
 #if SHOAL_HAVE_CUDA

@@ -40,6 +40,22 @@ static int shm_get_2d(shoal_t sh, const char *call, int pe, void *dst, size_t dp
     return SHOAL_SUCCESS;
 }
 
+static int shm_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result, int nbi)
+{
+    (void)call, (void)nbi; /* complete on return */
+    shoal__amo_cpu(sh->peer_base[pe] + off, a, result);
+    return SHOAL_SUCCESS;
+}
+
+/* Order the copies before what follows (a signal that another transport
+ * may carry). */
+static int shm_fence(shoal_t sh, const char *call, int pe)
+{
+    (void)sh, (void)call, (void)pe;
+    atomic_thread_fence(memory_order_seq_cst);
+    return SHOAL_SUCCESS;
+}
+
 /* Stores are complete once issued; order them before what follows. */
 static int shm_quiet(shoal_t sh, const char *call)
 {
@@ -59,4 +75,6 @@ const shoal__tp_ops_t shoal__tp_shm = {
     .quiet = shm_quiet,
     .put_2d = shm_put_2d,
     .get_2d = shm_get_2d,
+    .amo = shm_amo,
+    .fence = shm_fence,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpu_amo.h"
 #include "stage.h"
 
 void shoal__stage_pause(unsigned *spins)
@@ -30,16 +31,51 @@ bool shoal__stage_on_device(const void *p)
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
+/* One slot: the copy, or the atomic and its old value into the chunk.
+ * Everything on the proxy's own non-blocking stream: work the application
+ * queued on its streams (a kernel waiting for this very put's signal) never
+ * holds the proxy up. */
+static cudaError_t stage_serve(struct shoal_stage *st, cudaStream_t stream, const shoal__stage_slot_t *s, char *chunk)
+{
+    cudaError_t err;
+
+    switch (s->op) {
+    case SHOAL__STAGE_PUT:
+        err = cudaMemcpyAsync(st->heap + s->off, chunk, s->len, cudaMemcpyHostToDevice, stream);
+        break;
+    case SHOAL__STAGE_GET:
+        err = cudaMemcpyAsync(chunk, st->heap + s->off, s->len, cudaMemcpyDeviceToHost, stream);
+        break;
+    default: {
+        shoal__amo_t a;
+        memcpy(&a, chunk, sizeof(a));
+        err = shoal__gpu_amo_launch(stream, st->heap + s->off, &a,
+                                    s->op == SHOAL__STAGE_AMO_FETCH ? st->amo_value : NULL);
+        break;
+    }
+    }
+    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess && s->op == SHOAL__STAGE_AMO_FETCH)
+        memcpy(chunk + SHOAL__STAGE_AMO_RESULT, st->amo_value, sizeof(uint64_t));
+    return err;
+}
+
 static void *stage_proxy(void *arg)
 {
     shoal_t sh = arg;
     struct shoal_stage *st = sh->stage;
     shoal__stage_ring_t *ring = (shoal__stage_ring_t *)st->mine;
     char *chunks = st->mine + SHOAL__STAGE_RING_BYTES;
+    cudaStream_t stream = NULL;
     uint64_t head = 0;
     unsigned idle = 0;
 
-    if (cudaSetDevice(st->proxy_device) != cudaSuccess) return NULL;
+    if (cudaSetDevice(st->proxy_device) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+        /* Every slot fails from here (the origins say so). */
+        cudaGetLastError();
+        stream = NULL;
+    }
     while (!atomic_load_explicit(&st->stop, memory_order_acquire)) {
         shoal__stage_slot_t *s = &ring->slot[head % SHOAL__STAGE_SLOTS];
         char *chunk = chunks + (head % SHOAL__STAGE_SLOTS) * SHOAL__STAGE_CHUNK;
@@ -50,22 +86,21 @@ static void *stage_proxy(void *arg)
             continue;
         }
         idle = 0;
-        if (s->op == SHOAL__STAGE_PUT)
-            err = cudaMemcpy(st->heap + s->off, chunk, s->len, cudaMemcpyHostToDevice);
-        else
-            err = cudaMemcpy(chunk, st->heap + s->off, s->len, cudaMemcpyDeviceToHost);
+        err = stream != NULL ? stage_serve(st, stream, s, chunk) : cudaErrorNotReady;
         if (err != cudaSuccess) cudaGetLastError();
-        if (s->op == SHOAL__STAGE_PUT && err == cudaSuccess) {
+        if ((s->op == SHOAL__STAGE_PUT || s->op == SHOAL__STAGE_AMO) && err == cudaSuccess) {
             /* Nobody waits for the bytes: recycle the slot now. */
             atomic_store_explicit(&s->state, SHOAL__SLOT_EMPTY, memory_order_relaxed);
             atomic_store_explicit(&s->seq, head + SHOAL__STAGE_SLOTS, memory_order_release);
         } else {
-            /* A get (or a failure): the origin reads the outcome, then recycles. */
+            /* A get, a fetching atomic (or a failure): the origin reads the
+             * outcome, then recycles. */
             atomic_store_explicit(&s->state, err == cudaSuccess ? SHOAL__SLOT_DONE : SHOAL__SLOT_FAILED,
                                   memory_order_release);
         }
         head++;
     }
+    if (stream != NULL) cudaStreamDestroy(stream);
     return NULL;
 }
 
@@ -79,6 +114,7 @@ static void stage_free(shoal_t sh)
     }
     for (int r = 0; st->registered != NULL && r < sh->node_size; r++)
         if (st->registered[r]) cudaHostUnregister(st->ring[r]);
+    if (st->amo_value != NULL) cudaFreeHost(st->amo_value);
     cudaGetLastError();
     if (!sh->broken && st->win != MPI_WIN_NULL) MPI_Win_free(&st->win);
     free(st->registered);
@@ -149,6 +185,12 @@ int shoal__stage_acquire(shoal_t sh, unsigned user)
     }
     st->heap = sh->heap_base;
     st->proxy_device = sh->gpu->device;
+    if (cudaMallocHost((void **)&st->amo_value, sizeof(uint64_t)) != cudaSuccess) {
+        cudaGetLastError();
+        st->amo_value = NULL;
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "cannot allocate pinned host memory for the staging proxy");
+        goto barrier;
+    }
     atomic_init(&st->stop, 0);
 
 barrier:

@@ -7,8 +7,9 @@
  * counter), waits for its slot, fills it (a put copies its data into the
  * chunk) and marks it ready. A proxy thread of the target PE, bound to the
  * target's GPU, serves the slots in ticket order: it copies a put's chunk
- * into its heap, or a get's range out into the chunk. Slots served in order
- * make puts from one origin land in order.
+ * into its heap, or a get's range out into the chunk, or runs an atomic on
+ * its GPU (runtime/transport/gpu_amo.cu). Slots served in order make puts
+ * and atomics from one origin land in order (a signal after its data).
  */
 #ifndef SHOAL_STAGE_H
 #define SHOAL_STAGE_H
@@ -22,7 +23,12 @@
 #define SHOAL__STAGE_CHUNK ((size_t)1 << 20)
 
 enum { SHOAL__SLOT_EMPTY = 0, SHOAL__SLOT_READY = 1, SHOAL__SLOT_DONE = 2, SHOAL__SLOT_FAILED = 3 };
-enum { SHOAL__STAGE_PUT = 1, SHOAL__STAGE_GET = 2 };
+/* Slot ops. An atomic's shoal__amo_t sits at the start of its chunk, its
+ * old value (AMO_FETCH) at SHOAL__STAGE_AMO_RESULT; one without a result
+ * is recycled by the proxy as a put is, one with it waits for its origin
+ * as a get does. */
+enum { SHOAL__STAGE_PUT = 1, SHOAL__STAGE_GET = 2, SHOAL__STAGE_AMO = 3, SHOAL__STAGE_AMO_FETCH = 4 };
+#define SHOAL__STAGE_AMO_RESULT 64
 
 typedef struct shoal__stage_slot {
     _Atomic uint64_t seq;   /* the ticket that may use this slot next */
@@ -52,7 +58,8 @@ struct shoal_stage {
     bool proxy_running;
     _Atomic int stop;
     int proxy_device;
-    char *heap; /* my heap, for the proxy */
+    char *heap;          /* my heap, for the proxy */
+    uint64_t *amo_value; /* pinned: an atomic's old value, from the proxy's kernel */
 };
 
 /* Collective over the node (every PE of the node calls it alike, and takes

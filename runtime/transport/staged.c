@@ -63,6 +63,16 @@ static int staged_wait_put(shoal_t sh, const char *call, int pe, uint64_t t)
     return SHOAL_SUCCESS;
 }
 
+/* Raise the ticket a quiet waits for (slots are served in order, so the
+ * highest covers the rest); another thread may raise it too. */
+static void staged_note_last(staged_state_t *st, int pe, uint64_t t)
+{
+    uint64_t seen = atomic_load_explicit(&st->last[pe], memory_order_relaxed);
+    while (seen < t + 1 && !atomic_compare_exchange_weak_explicit(&st->last[pe], &seen, t + 1, memory_order_acq_rel,
+                                                                  memory_order_relaxed))
+        ;
+}
+
 /* Rings wherever some PE of any node needs them: the decision is global,
  * so the node's PEs create them together. */
 static int staged_setup(shoal_t sh, bool need)
@@ -104,7 +114,7 @@ static int staged_put(shoal_t sh, const char *call, int pe, size_t off, const vo
 {
     staged_state_t *st = staged_state(sh);
     const char *s = src;
-    uint64_t t = 0, seen;
+    uint64_t t = 0;
     int rc;
 
     for (size_t done = 0; done < n; done += SHOAL__STAGE_CHUNK) {
@@ -119,12 +129,7 @@ static int staged_put(shoal_t sh, const char *call, int pe, size_t off, const vo
         if (rc != SHOAL_SUCCESS) return rc;
     }
     if (!nbi) return staged_wait_put(sh, call, pe, t);
-    /* Raise the ticket a quiet waits for (slots are served in order, so the
-     * highest covers the rest); another thread may raise it too. */
-    seen = atomic_load_explicit(&st->last[pe], memory_order_relaxed);
-    while (seen < t + 1 && !atomic_compare_exchange_weak_explicit(&st->last[pe], &seen, t + 1, memory_order_acq_rel,
-                                                                  memory_order_relaxed))
-        ;
+    staged_note_last(st, pe, t);
     return SHOAL_SUCCESS;
 }
 
@@ -156,6 +161,40 @@ static int staged_get(shoal_t sh, const char *call, int pe, void *dst, size_t of
     return rc;
 }
 
+/* An atomic in a slot of pe's ring: its proxy runs it on its GPU, after the
+ * puts before it (a signal after its data). Without a result it is a put
+ * (complete at quiet unless blocking); with one the origin waits for the
+ * old value (nbi too: the slot cannot move on before it is read). */
+static int staged_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result, int nbi)
+{
+    shoal__stage_slot_t *slot;
+    uint64_t t = staged_claim(sh, pe, &slot);
+    char *chunk = shoal__stage_chunk(sh, pe, t);
+    unsigned spins = 0;
+    uint32_t state;
+    int rc = SHOAL_SUCCESS;
+
+    memcpy(chunk, a, sizeof(*a));
+    slot->op = result != NULL ? SHOAL__STAGE_AMO_FETCH : SHOAL__STAGE_AMO;
+    slot->off = off;
+    slot->len = a->size;
+    atomic_store_explicit(&slot->state, SHOAL__SLOT_READY, memory_order_release);
+    if (result == NULL) {
+        if (!nbi) return staged_wait_put(sh, call, pe, t);
+        staged_note_last(staged_state(sh), pe, t);
+        return SHOAL_SUCCESS;
+    }
+    while ((state = atomic_load_explicit(&slot->state, memory_order_acquire)) == SHOAL__SLOT_READY)
+        shoal__stage_pause(&spins);
+    if (state == SHOAL__SLOT_DONE)
+        memcpy(result, chunk + SHOAL__STAGE_AMO_RESULT, a->size);
+    else
+        rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to run a staged atomic on its GPU heap", pe);
+    atomic_store_explicit(&slot->state, SHOAL__SLOT_EMPTY, memory_order_relaxed);
+    atomic_store_explicit(&slot->seq, t + SHOAL__STAGE_SLOTS, memory_order_release);
+    return rc;
+}
+
 /* My puts are complete once their slots were recycled by the proxies. */
 static int staged_quiet(shoal_t sh, const char *call)
 {
@@ -183,5 +222,6 @@ const shoal__tp_ops_t shoal__tp_staged = {
     .put = staged_put,
     .get = staged_get,
     .quiet = staged_quiet,
+    .amo = staged_amo,
 };
 #endif

@@ -12,6 +12,7 @@
 #if SHOAL_HAVE_CUDA
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stage.h"
 #include "transport.h"
@@ -218,6 +219,58 @@ out:
     return rc;
 }
 
+/* An atomic in a slot of pe's ring, over MPI: its descriptor into the
+ * chunk, the slot posted; the target's proxy runs it on its GPU after the
+ * puts before it. Without a result it is a put (complete at quiet unless
+ * blocking); with one the origin waits for the old value (nbi too). */
+static int staged_mpi_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result,
+                          int nbi)
+{
+    staged_mpi_state_t *st = staged_mpi_state(sh);
+    uint64_t t = 0, seen, next, value = 0;
+    uint32_t state = SHOAL__SLOT_READY, empty = SHOAL__SLOT_EMPTY;
+    unsigned spins = 0;
+    int rc = SHOAL_SUCCESS, prc;
+
+    SHOAL__TRY(rc, out, remote_claim(sh, call, pe, &t));
+    prc = MPI_Put(a, (int)sizeof(*a), MPI_BYTE, pe, CHUNK_DISP(t), (int)sizeof(*a), MPI_BYTE, st->win);
+    if (prc == MPI_SUCCESS) prc = MPI_Win_flush(pe, st->win);
+    if (prc != MPI_SUCCESS) {
+        /* The claimed slot is posted as an empty put all the same: the ring moves on. */
+        rc = shoal__mpi_error(sh, call, "MPI_Put (atomic descriptor)", prc);
+        remote_post(sh, call, pe, t, SHOAL__STAGE_PUT, off, 0);
+        goto out;
+    }
+    SHOAL__TRY(rc, out,
+               remote_post(sh, call, pe, t, result != NULL ? SHOAL__STAGE_AMO_FETCH : SHOAL__STAGE_AMO, off, a->size));
+    if (result == NULL) {
+        if (!nbi) return remote_wait_put(sh, call, pe, t);
+        seen = atomic_load_explicit(&st->last[pe], memory_order_relaxed);
+        while (seen < t + 1 && !atomic_compare_exchange_weak_explicit(&st->last[pe], &seen, t + 1, memory_order_acq_rel,
+                                                                      memory_order_relaxed))
+            ;
+        return SHOAL_SUCCESS;
+    }
+    while (state == SHOAL__SLOT_READY) {
+        SHOAL__TRY(rc, out, remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
+        if (state == SHOAL__SLOT_READY) shoal__stage_pause(&spins);
+    }
+    if (state == SHOAL__SLOT_DONE) {
+        rc = remote_u64(sh, call, pe, CHUNK_DISP(t) + SHOAL__STAGE_AMO_RESULT, &value);
+        if (rc == SHOAL_SUCCESS) memcpy(result, &value, a->size);
+    } else {
+        rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to run an atomic on its GPU heap", pe);
+    }
+    next = t + SHOAL__STAGE_SLOTS;
+    {
+        int src = remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T);
+        if (src == SHOAL_SUCCESS) src = remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T);
+        if (rc == SHOAL_SUCCESS) rc = src;
+    }
+out:
+    return rc;
+}
+
 static int staged_mpi_quiet(shoal_t sh, const char *call)
 {
     staged_mpi_state_t *st = staged_mpi_state(sh);
@@ -314,5 +367,6 @@ const shoal__tp_ops_t shoal__tp_staged_mpi = {
     .put = staged_mpi_put,
     .get = staged_mpi_get,
     .quiet = staged_mpi_quiet,
+    .amo = staged_mpi_amo,
 };
 #endif

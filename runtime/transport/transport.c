@@ -117,6 +117,29 @@ static void shoal__tp_names(shoal_t sh, int pe, char *buf, size_t len)
                                   shoal_transport_name((shoal_transport_id_t)id));
 }
 
+/* Every atomic on one word must go one way. A transport whose atomics are
+ * atomic only among themselves (SHOAL__TP_CAP_AMO_ALL: MPI's) takes every
+ * pair's atomics once it is set up and reaches this PE's peers at all: its
+ * setup is collective and agreed (a window where any PE needs it), so every
+ * PE decides alike. Elsewhere a pair's atomics take its own transport. */
+static int shoal__tp_amo_choose(shoal_t sh)
+{
+    const shoal__tp_ops_t *all = NULL;
+
+    sh->pe_amo = calloc((size_t)sh->n_pes, sizeof(*sh->pe_amo));
+    if (sh->pe_amo == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, "shoal_init", "out of memory");
+    for (size_t i = 0; i < SHOAL__TP_REGISTRY_N && all == NULL; i++) {
+        const shoal__tp_ops_t *tp = shoal__tp_registry[i];
+        if (tp->heap_kind == sh->heap_kind && (tp->caps & SHOAL__TP_CAP_AMO_ALL) && (sh->tp_setup & (1u << tp->id)) &&
+            tp->connect(sh, sh->my_pe))
+            all = tp;
+    }
+    for (int pe = 0; pe < sh->n_pes; pe++) sh->pe_amo[pe] = all != NULL ? all : sh->pe_tp[pe];
+    if (all != NULL)
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "atomics: every PE's through %s (some pair takes it)", all->name);
+    return SHOAL_SUCCESS;
+}
+
 int shoal__transports_setup(shoal_t sh)
 {
     static const char *call = "shoal_init";
@@ -158,6 +181,7 @@ int shoal__transports_setup(shoal_t sh)
         }
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "PE %d -> %s", pe, sh->pe_tp[pe]->name);
     }
+    if (rc == SHOAL_SUCCESS) rc = shoal__tp_amo_choose(sh);
     return rc;
 }
 
@@ -173,6 +197,8 @@ void shoal__transports_teardown(shoal_t sh)
     sh->topo = NULL;
     free(sh->pe_cands);
     sh->pe_cands = NULL;
+    free(sh->pe_amo);
+    sh->pe_amo = NULL;
 }
 
 int shoal__transports_quiet(shoal_t sh, const char *call, unsigned used)

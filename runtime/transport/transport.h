@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "shoal_amo.h"
 #include "shoal_instance.h"
 
 /* What a transport can do beyond put, get and quiet. */
@@ -27,6 +28,11 @@ enum {
     /* put_stream, get_stream, p_stream and quiet_stream run in the order of
      * a CUDA stream, on the GPU, without the host waiting. */
     SHOAL__TP_CAP_STREAM = 1u << 1,
+    /* Its atomics are atomic only among themselves (MPI's accumulate
+     * operations are not atomic with respect to CPU atomics on the same
+     * memory): where any pair of the instance takes it, every pair's
+     * atomics take it, so that all atomics on one word go one way. */
+    SHOAL__TP_CAP_AMO_ALL = 1u << 2,
 };
 
 /* Offsets are into the target PE's heap; call is the API call on whose
@@ -69,6 +75,16 @@ typedef struct shoal__tp_ops {
     int (*get_2d)(shoal_t sh, const char *call, int pe, void *dst, size_t dpitch, size_t off, size_t pitch,
                   size_t width, size_t height, int nbi);
 
+    /* The atomic a on pe's word at heap offset off (inside the heap,
+     * aligned to a->size). result: a->size bytes for the old value, or
+     * NULL. nbi: the old value may arrive by the next quiet (else it is
+     * there on return); an atomic without result is complete at quiet. */
+    int (*amo)(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result, int nbi);
+    /* Order what this PE issued to pe so far before what it issues to pe
+     * next (put_signal's data before its signal). NULL: issue order is
+     * delivery order already. */
+    int (*fence)(shoal_t sh, const char *call, int pe);
+
     /* SHOAL__TP_CAP_STREAM only. p_stream stores a 4- or 8-byte value
      * (aligned) carried in the stream operation itself. quiet_stream makes
      * stream wait for what put/get issued with nbi. */
@@ -76,6 +92,9 @@ typedef struct shoal__tp_ops {
     int (*get_stream)(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, void *stream);
     int (*p_stream)(shoal_t sh, const char *call, int pe, size_t off, const void *value, size_t n, void *stream);
     int (*quiet_stream)(shoal_t sh, const char *call, void *stream);
+    /* An atomic without result (a->op neither FETCH, SWAP nor CSWAP), in
+     * the order of stream, after what the stream did before. */
+    int (*amo_stream)(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *stream);
 } shoal__tp_ops_t;
 
 /* The tables (runtime/transport/<name>.c). */
@@ -116,6 +135,11 @@ SHOAL__HIDDEN bool shoal__tp_candidate(shoal_t sh, int pe, shoal_transport_id_t 
  * scratch memory; *moved_p is the same on every PE. */
 SHOAL__HIDDEN int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p);
 
+/* An atomic on host memory this process can load and store (self and shm
+ * on host heaps): C11 atomics, sequentially consistent
+ * (runtime/transport/amo_cpu.c). */
+SHOAL__HIDDEN void shoal__amo_cpu(void *word, const shoal__amo_t *a, void *result);
+
 /* height rows of width bytes between host memory both sides can load and
  * store (self and shm on host heaps): a row at a time, one copy when both
  * sides are contiguous. */
@@ -131,6 +155,8 @@ static inline void shoal__tp_copy_2d(char *dst, size_t dpitch, const char *src, 
 
 /* The transport chosen for pe, and what it can do. */
 static inline const shoal__tp_ops_t *shoal__tp(shoal_t sh, int pe) { return sh->pe_tp[pe]; }
+/* The transport that carries atomics to pe (SHOAL__TP_CAP_AMO_ALL). */
+static inline const shoal__tp_ops_t *shoal__tp_amo(shoal_t sh, int pe) { return sh->pe_amo[pe]; }
 static inline bool shoal__tp_can(shoal_t sh, int pe, unsigned caps)
 {
     return sh->pe_tp != NULL && (sh->pe_tp[pe]->caps & caps) == caps;

@@ -1,0 +1,110 @@
+/* Atomics and signals on the host: check the word once, then hand the
+ * operation to the transport that carries pe's atomics (sh->pe_amo: every
+ * atomic on one word goes one way, runtime/transport/transport.c says
+ * which). */
+#include "shoal_amo.h"
+#include "shoal_rma.h"
+#include "transport/transport.h"
+
+static const char *const shoal__amo_names[SHOAL__AMO_OPS] = {
+    [SHOAL__AMO_FETCH] = "fetch", [SHOAL__AMO_SET] = "set",
+    [SHOAL__AMO_SWAP] = "swap",   [SHOAL__AMO_CSWAP] = "compare_swap",
+    [SHOAL__AMO_ADD] = "add",     [SHOAL__AMO_AND] = "and",
+    [SHOAL__AMO_OR] = "or",       [SHOAL__AMO_XOR] = "xor",
+};
+
+/* The word: pe in range, inside the heap (and an allocation), aligned. */
+static int shoal__amo_word(shoal_t sh, const char *call, const char *what, const void *target, size_t size, int pe,
+                           size_t *off_p)
+{
+    int rc = shoal__rma_target(sh, call, what, target, size, pe, off_p);
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+    if (SHOAL__UNLIKELY((uintptr_t)target % size != 0))
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "%s %p (heap offset %zu, target PE %d) is not aligned to its %zu bytes: an atomic needs "
+                            "a word at a multiple of its size",
+                            what, target, *off_p, pe, size);
+    return SHOAL_SUCCESS;
+}
+
+static int shoal__amo_do(shoal_t sh, const char *call, const void *target, int pe, const shoal__amo_t *a, void *result,
+                         int nbi)
+{
+    const shoal__tp_ops_t *tp;
+    size_t off;
+    int rc;
+
+    if (SHOAL__UNLIKELY(a->op >= SHOAL__AMO_OPS || (a->size != 4 && a->size != 8)))
+        return shoal__error(sh, SHOAL_ERR_INTERNAL, call, "atomic op %u on %u bytes", a->op, a->size);
+    if (SHOAL__UNLIKELY(result == NULL &&
+                        (a->op == SHOAL__AMO_FETCH || a->op == SHOAL__AMO_SWAP || a->op == SHOAL__AMO_CSWAP)))
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "the pointer for the fetched value is NULL");
+    rc = shoal__amo_word(sh, call, "atomic target", target, a->size, pe, &off);
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+    tp = shoal__tp_amo(sh, pe);
+    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %s of %u bytes at heap offset %zu of PE %d over %s", call,
+               shoal__amo_names[a->op], a->size, off, pe, tp->name);
+    rc = tp->amo(sh, call, pe, off, a, result, nbi);
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+    shoal__rma_used(sh, 1u << tp->id);
+    return SHOAL_SUCCESS;
+}
+
+int shoal__amo(shoal_t sh, const char *call, const void *target, int pe, const shoal__amo_t *a, void *result, int nbi)
+{
+    shoal__robust_t *sd;
+    bool held = false;
+    int rc;
+
+    if (SHOAL__LIKELY(sh->cfg.check != SHOAL_CHECK_FULL) || (sd = shoal__robust(sh)) == NULL)
+        return shoal__amo_do(sh, call, target, pe, a, result, nbi);
+    /* SHOAL_CHECK=full: the thread rule first, as for puts. */
+    rc = shoal__thread_enter(sh, sd, call, false, &held);
+    if (rc != SHOAL_SUCCESS) return rc;
+    rc = shoal__amo_do(sh, call, target, pe, a, result, nbi);
+    shoal__thread_leave(sd, false, held);
+    return rc;
+}
+
+int shoal__signal_prepare(shoal_t sh, const char *call, const uint64_t *sig, uint64_t value, int op, int pe,
+                          shoal__amo_t *a, size_t *off_p)
+{
+    if (SHOAL__UNLIKELY(op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD))
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "unknown signal op %d (SHOAL_SIGNAL_SET is %d, SHOAL_SIGNAL_ADD %d)", op, SHOAL_SIGNAL_SET,
+                            SHOAL_SIGNAL_ADD);
+    *a = (shoal__amo_t){.op = op == SHOAL_SIGNAL_SET ? SHOAL__AMO_SET : SHOAL__AMO_ADD, .size = 8, .operand = value};
+    return shoal__amo_word(sh, call, "signal", sig, 8, pe, off_p);
+}
+
+int shoal__signal_op(shoal_t sh, const char *call, uint64_t *sig, uint64_t value, int op, int pe)
+{
+    shoal__amo_t a;
+    size_t off;
+    int rc = shoal__signal_prepare(sh, call, sig, value, op, pe, &a, &off);
+    return rc != SHOAL_SUCCESS ? rc : shoal__amo(sh, call, sig, pe, &a, NULL, 0);
+}
+
+/* The data through pe's transport, then that transport's fence (MPI orders
+ * neither puts nor a put and an accumulate), then the signal through the
+ * transport of pe's atomics: whoever sees the signal sees the data. */
+int shoal__put_signal(shoal_t sh, const char *call, void *dest, const void *src, size_t nbytes, uint64_t *sig,
+                      uint64_t value, int op, int pe, int nbi)
+{
+    const shoal__tp_ops_t *tp;
+    shoal__amo_t a;
+    size_t off;
+    int rc;
+
+    /* Both checked before anything moves. */
+    SHOAL__TRY(rc, out, shoal__signal_prepare(sh, call, sig, value, op, pe, &a, &off));
+    if (nbytes > 0) {
+        SHOAL__TRY(rc, out, shoal__rma_check(sh, call, true, dest, src, nbytes, pe, &off));
+        SHOAL__TRY(rc, out, shoal__rma(sh, call, true, dest, src, nbytes, pe, nbi));
+        tp = shoal__tp(sh, pe);
+        if (tp->fence != NULL) SHOAL__TRY(rc, out, tp->fence(sh, call, pe));
+    }
+    rc = shoal__amo(sh, call, sig, pe, &a, NULL, nbi);
+out:
+    return rc;
+}

@@ -1,0 +1,90 @@
+/* Point-to-point synchronization on the host (runtime/amo.c, runtime/
+ * wait_until.c, runtime/lock.c): one atomic operation as the transports
+ * see it, and the entry points the public API calls. */
+#ifndef SHOAL_AMO_H
+#define SHOAL_AMO_H
+
+#include <stdint.h>
+
+/* What an atomic does to its word. The transports work on 4- and 8-byte
+ * words as bits: signed and unsigned add alike in two's complement, and
+ * float and double only fetch, set and swap. */
+enum {
+    SHOAL__AMO_FETCH = 0, /* read */
+    SHOAL__AMO_SET = 1,   /* word = operand */
+    SHOAL__AMO_SWAP = 2,  /* word = operand, old returned */
+    SHOAL__AMO_CSWAP = 3, /* word = operand where word == compare, old returned */
+    SHOAL__AMO_ADD = 4,   /* word += operand */
+    SHOAL__AMO_AND = 5,
+    SHOAL__AMO_OR = 6,
+    SHOAL__AMO_XOR = 7,
+    SHOAL__AMO_OPS
+};
+
+/* One atomic: op on a size-byte word (4 or 8), the values in the low
+ * bytes of operand and compare. Plain data: it travels in staging chunks
+ * and kernel arguments. */
+typedef struct shoal__amo {
+    uint32_t op;
+    uint32_t size;
+    uint64_t operand;
+    uint64_t compare;
+} shoal__amo_t;
+
+#ifndef __CUDACC__
+#include "shoal_instance.h"
+
+/* The atomic a on pe's copy of the symmetric word at target. result (size
+ * bytes) receives the old value; NULL for an atomic that returns nothing
+ * (then SHOAL__AMO_FETCH, SWAP and CSWAP are refused). nbi: a fetched
+ * value may arrive by the next quiet. Checks pe, the word (in the heap,
+ * in an allocation with SHOAL_CHECK basic or full, aligned to its size)
+ * and result; nothing happens on error. */
+SHOAL__HIDDEN int shoal__amo(shoal_t sh, const char *call, const void *target, int pe, const shoal__amo_t *a,
+                             void *result, int nbi);
+/* put_signal: nbytes from src to dest on pe, then the signal change
+ * (SHOAL_SIGNAL_SET or _ADD) on pe's sig, ordered after the data. */
+SHOAL__HIDDEN int shoal__put_signal(shoal_t sh, const char *call, void *dest, const void *src, size_t nbytes,
+                                    uint64_t *sig, uint64_t value, int op, int pe, int nbi);
+/* The signal change alone. */
+SHOAL__HIDDEN int shoal__signal_op(shoal_t sh, const char *call, uint64_t *sig, uint64_t value, int op, int pe);
+/* The checks of a signal change (op known, pe in range, sig a symmetric
+ * 8-byte-aligned word), then the atomic that makes it in *a and sig's heap
+ * offset in *off_p. */
+SHOAL__HIDDEN int shoal__signal_prepare(shoal_t sh, const char *call, const uint64_t *sig, uint64_t value, int op,
+                                        int pe, shoal__amo_t *a, size_t *off_p);
+
+/* What the wait_until and test families look for. */
+enum {
+    SHOAL__WAIT_ALL = 0,  /* every included element (wait_until: one element) */
+    SHOAL__WAIT_ANY = 1,  /* one, its index out */
+    SHOAL__WAIT_SOME = 2, /* all that are satisfied, at least one, their indices out */
+};
+/* One wait or test over nelems elements of size bytes (2, 4 or 8; signed or
+ * not) at ivars in this PE's heap: status (NULL: all included), cmp, and
+ * the values to compare with (one, or one per element with vector). block:
+ * wait (up to the instance's timeout), else look once. Out: *flag_p (ALL),
+ * *index_p (ANY, SIZE_MAX for none), indices and *count_p (SOME); the ones
+ * not used may be NULL. seen_p (may be NULL): the last value read of
+ * element 0 (signal_wait_until). */
+typedef struct shoal__wait_spec {
+    const void *ivars;
+    size_t nelems, size;
+    bool is_signed;
+    const int *status;
+    int cmp;
+    const void *values; /* size bytes each */
+    bool vector;
+    int kind; /* SHOAL__WAIT_* */
+    bool block;
+} shoal__wait_spec_t;
+SHOAL__HIDDEN int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w, int *flag_p,
+                                    size_t *index_p, size_t *indices, size_t *count_p, void *seen_p);
+
+/* Locks (runtime/lock.c). */
+SHOAL__HIDDEN int shoal__set_lock(shoal_t sh, const char *call, long *lock);
+SHOAL__HIDDEN int shoal__test_lock(shoal_t sh, const char *call, long *lock, int *got_p);
+SHOAL__HIDDEN int shoal__clear_lock(shoal_t sh, const char *call, long *lock);
+#endif
+
+#endif /* SHOAL_AMO_H */
