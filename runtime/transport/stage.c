@@ -144,6 +144,7 @@ int shoal__stage_acquire(shoal_t sh, unsigned user)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     }
     st->win = MPI_WIN_NULL;
+    st->tail_win = MPI_WIN_NULL;
     st->users = user;
     sh->stage = st;
     st->ring = calloc((size_t)sh->node_size, sizeof(char *));

@@ -51,6 +51,10 @@ typedef struct shoal__stage_ring {
 struct shoal_stage {
     unsigned users;   /* transports using the rings (bits 1u << id) */
     MPI_Win win;      /* node shared window: every PE's ring and chunks */
+    /* The rings exposed to other nodes (staged-over-MPI's window over
+     * sh->comm), or MPI_WIN_NULL: node peers then take tickets through it
+     * too, MPI's atomics not being atomic with respect to the CPU's. */
+    MPI_Win tail_win;
     char *mine;       /* my segment (ring, then chunks) */
     char **ring;      /* per node rank: its segment, mapped here */
     bool *registered; /* per node rank: cudaHostRegister'ed for DMA */

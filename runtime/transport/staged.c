@@ -8,6 +8,7 @@
  * a put raises the last ticket per target (what a quiet waits for) with a
  * compare-and-swap, and a quiet takes it with an exchange. */
 #if SHOAL_HAVE_CUDA
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,16 +21,32 @@ typedef struct staged_state {
 
 static staged_state_t *staged_state(shoal_t sh) { return sh->tp_state[SHOAL_TRANSPORT_STAGED]; }
 
-/* Take the next ticket of pe's ring and wait until its slot is mine. */
-static uint64_t staged_claim(shoal_t sh, int pe, shoal__stage_slot_t **slot_p)
+/* Take the next ticket of pe's ring and wait until its slot is mine. Where
+ * PEs of other nodes take tickets of the same rings over MPI
+ * (sh->stage->tail_win), this PE does too: MPI's atomics are not atomic
+ * with respect to the CPU's on the same counter. */
+static int staged_claim(shoal_t sh, const char *call, int pe, shoal__stage_slot_t **slot_p, uint64_t *t_p)
 {
     shoal__stage_ring_t *ring = shoal__stage_ring(sh, pe);
-    uint64_t t = atomic_fetch_add_explicit(&ring->tail, 1, memory_order_relaxed);
-    shoal__stage_slot_t *s = &ring->slot[t % SHOAL__STAGE_SLOTS];
+    MPI_Win win = sh->stage->tail_win;
+    shoal__stage_slot_t *s;
     unsigned spins = 0;
+    uint64_t t;
+
+    if (win != MPI_WIN_NULL) {
+        uint64_t one = 1;
+        int rc = MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(shoal__stage_ring_t, tail), MPI_SUM,
+                                  win);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(pe, win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_error(sh, call, "MPI_Fetch_and_op (staging ticket)", rc);
+    } else {
+        t = atomic_fetch_add_explicit(&ring->tail, 1, memory_order_relaxed);
+    }
+    s = &ring->slot[t % SHOAL__STAGE_SLOTS];
     while (atomic_load_explicit(&s->seq, memory_order_acquire) != t) shoal__stage_pause(&spins);
     *slot_p = s;
-    return t;
+    *t_p = t;
+    return SHOAL_SUCCESS;
 }
 
 /* Copy between any memory and a chunk: memcpy between host buffers, the
@@ -120,7 +137,8 @@ static int staged_put(shoal_t sh, const char *call, int pe, size_t off, const vo
     for (size_t done = 0; done < n; done += SHOAL__STAGE_CHUNK) {
         size_t len = n - done < SHOAL__STAGE_CHUNK ? n - done : SHOAL__STAGE_CHUNK;
         shoal__stage_slot_t *slot;
-        t = staged_claim(sh, pe, &slot);
+        rc = staged_claim(sh, call, pe, &slot, &t);
+        if (rc != SHOAL_SUCCESS) return rc;
         rc = staged_copy(sh, call, shoal__stage_chunk(sh, pe, t), s + done, len);
         slot->op = SHOAL__STAGE_PUT;
         slot->off = off + done;
@@ -142,9 +160,11 @@ static int staged_get(shoal_t sh, const char *call, int pe, void *dst, size_t of
     for (size_t done = 0; done < n && rc == SHOAL_SUCCESS; done += SHOAL__STAGE_CHUNK) {
         size_t len = n - done < SHOAL__STAGE_CHUNK ? n - done : SHOAL__STAGE_CHUNK;
         shoal__stage_slot_t *slot;
-        uint64_t t = staged_claim(sh, pe, &slot);
+        uint64_t t;
         unsigned spins = 0;
         uint32_t state;
+        rc = staged_claim(sh, call, pe, &slot, &t);
+        if (rc != SHOAL_SUCCESS) break;
         slot->op = SHOAL__STAGE_GET;
         slot->off = off + done;
         slot->len = len;
@@ -168,12 +188,14 @@ static int staged_get(shoal_t sh, const char *call, int pe, void *dst, size_t of
 static int staged_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result, int nbi)
 {
     shoal__stage_slot_t *slot;
-    uint64_t t = staged_claim(sh, pe, &slot);
-    char *chunk = shoal__stage_chunk(sh, pe, t);
+    uint64_t t;
+    char *chunk;
     unsigned spins = 0;
     uint32_t state;
-    int rc = SHOAL_SUCCESS;
+    int rc = staged_claim(sh, call, pe, &slot, &t);
 
+    if (rc != SHOAL_SUCCESS) return rc;
+    chunk = shoal__stage_chunk(sh, pe, t);
     memcpy(chunk, a, sizeof(*a));
     slot->op = result != NULL ? SHOAL__STAGE_AMO_FETCH : SHOAL__STAGE_AMO;
     slot->off = off;

@@ -322,6 +322,7 @@ static int staged_mpi_setup(shoal_t sh, bool need)
                                   &st->win));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_set_errhandler(st->win, MPI_ERRORS_RETURN));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_lock_all(MPI_MODE_NOCHECK, st->win));
+    sh->stage->tail_win = st->win; /* node peers take their tickets through MPI too */
     if (cudaMallocHost((void **)&st->bounce, SHOAL__STAGE_CHUNK) != cudaSuccess) {
         cudaGetLastError();
         st->bounce = NULL;
@@ -345,6 +346,7 @@ static void staged_mpi_teardown(shoal_t sh)
         shoal__stage_release(sh, 1u << SHOAL_TRANSPORT_MPI_RMA); /* held even where st is missing */
         return;
     }
+    if (sh->stage != NULL) sh->stage->tail_win = MPI_WIN_NULL;
     if (!sh->broken && st->win != MPI_WIN_NULL) {
         MPI_Win_unlock_all(st->win);
         MPI_Win_free(&st->win);
