@@ -291,7 +291,9 @@ void shoal__heap_gpu_destroy(shoal_t sh)
         cudaStreamSynchronize(g->stream);
         cudaStreamDestroy(g->stream);
     }
-    shoal__gpu_mapped_release(sh);
+    if (g->amo_slots != NULL) cudaFreeHost(g->amo_slots);
+    free(g->amo_pending);
+    if (g->amo_lock_ready) pthread_mutex_destroy(&g->amo_lock);
     if (g->dev_peer_base != NULL) cudaFree(g->dev_peer_base);
     if (g->dev_peer_ctrl != NULL) cudaFree(g->dev_peer_ctrl);
     if (g->raw != NULL) cudaFree(g->raw);

@@ -33,8 +33,9 @@ struct shoal_gpu {
     char **dev_peer_base;           /* device copy of peer_base, for kernels (lazy) */
     unsigned int **dev_peer_ctrl;   /* device copy of peer_ctrl */
     shoal__gpu_id_t *node_gpus;     /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
-    /* Host atomics' old values (runtime/transport/gpu_mapped.c): pinned
-     * slots the kernels write, and the nbi ones still to hand over. */
+    /* Host atomics' old values (runtime/transport/gpu_mapped.c uses them,
+     * runtime/gpu.c frees them): pinned slots the kernels write, and the
+     * nbi ones still to hand over. */
     pthread_mutex_t amo_lock;
     uint64_t *amo_slots; /* SHOAL__GPU_AMO_SLOTS + 1 (the last: blocking calls) */
     struct shoal__gpu_amo_pending {
@@ -95,8 +96,7 @@ SHOAL__HIDDEN int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, si
                                         void *result, int nbi);
 SHOAL__HIDDEN int shoal__gpu_mapped_amo_stream(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a,
                                                void *stream);
-/* Free what the atomics keep (at the heap's end). */
-SHOAL__HIDDEN void shoal__gpu_mapped_release(shoal_t sh);
+
 /* The data path of a transport table over GPU heaps mapped here (self and
  * cuda_ipc): the same functions in both. */
 #define SHOAL__TP_GPU_MAPPED_OPS                                                                                       \

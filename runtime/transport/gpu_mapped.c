@@ -255,15 +255,4 @@ int shoal__gpu_mapped_amo_stream(shoal_t sh, const char *call, int pe, size_t of
     return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "launching the atomic kernel", err);
 }
 
-void shoal__gpu_mapped_release(shoal_t sh)
-{
-    struct shoal_gpu *g = sh->gpu;
-
-    if (g->amo_slots != NULL) cudaFreeHost(g->amo_slots);
-    g->amo_slots = NULL;
-    free(g->amo_pending);
-    g->amo_pending = NULL;
-    if (g->amo_lock_ready) pthread_mutex_destroy(&g->amo_lock);
-    g->amo_lock_ready = false;
-}
 #endif

@@ -49,8 +49,8 @@ typedef struct shoal__stage_ring {
 #define SHOAL__STAGE_PE_BYTES (SHOAL__STAGE_RING_BYTES + SHOAL__STAGE_SLOTS * SHOAL__STAGE_CHUNK)
 
 struct shoal_stage {
-    unsigned users;   /* transports using the rings (bits 1u << id) */
-    MPI_Win win;      /* node shared window: every PE's ring and chunks */
+    unsigned users; /* transports using the rings (bits 1u << id) */
+    MPI_Win win;    /* node shared window: every PE's ring and chunks */
     /* The rings exposed to other nodes (staged-over-MPI's window over
      * sh->comm), or MPI_WIN_NULL: node peers then take tickets through it
      * too, MPI's atomics not being atomic with respect to the CPU's. */

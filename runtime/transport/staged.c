@@ -35,8 +35,8 @@ static int staged_claim(shoal_t sh, const char *call, int pe, shoal__stage_slot_
 
     if (win != MPI_WIN_NULL) {
         uint64_t one = 1;
-        int rc = MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(shoal__stage_ring_t, tail), MPI_SUM,
-                                  win);
+        int rc =
+            MPI_Fetch_and_op(&one, &t, MPI_UINT64_T, pe, (MPI_Aint)offsetof(shoal__stage_ring_t, tail), MPI_SUM, win);
         if (rc == MPI_SUCCESS) rc = MPI_Win_flush(pe, win);
         if (rc != MPI_SUCCESS) return shoal__mpi_error(sh, call, "MPI_Fetch_and_op (staging ticket)", rc);
     } else {
