@@ -19,11 +19,17 @@ static inline uint64_t shoal__bits(const void *p, size_t n)
 }
 #define SHOAL__BITS(T, v) shoal__bits(&(T){(v)}, sizeof(T))
 
+/* nbi: 0 (an atomic without result), 1 (_nbi: the result by the next
+ * quiet) or SHOAL__FETCH_NOW (the result on return); a fetching call's
+ * result pointer must not be NULL. */
+#define SHOAL__FETCH_NOW 2
 static int shoal__amo_call(shoal_t sh, const char *call, const void *target, int pe, uint32_t op, size_t size,
                            uint64_t operand, uint64_t compare, void *result, int nbi)
 {
     shoal__amo_t a = {.op = op, .size = (uint32_t)size, .operand = operand, .compare = compare};
-    return shoal__amo(sh, call, target, pe, &a, result, nbi);
+    if (nbi != 0 && result == NULL)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "the pointer for the fetched value is NULL");
+    return shoal__amo(sh, call, target, pe, &a, result, nbi & 1);
 }
 
 /* fetch, set, swap: every atomic type. */
@@ -32,7 +38,7 @@ static int shoal__amo_call(shoal_t sh, const char *call, const void *target, int
     {                                                                                                                  \
         SHOAL__ENTER(sh, "shoal_" #N "_atomic_fetch");                                                                 \
         return shoal__amo_call(sh, "shoal_" #N "_atomic_fetch", src, pe, SHOAL__AMO_FETCH, sizeof(T), 0, 0, value_p,   \
-                               0);                                                                                     \
+                               SHOAL__FETCH_NOW);                                                                      \
     }                                                                                                                  \
     int shoal_##N##_atomic_fetch_nbi(shoal_t sh, const T *src, int pe, T *value_p)                                     \
     {                                                                                                                  \
@@ -50,7 +56,7 @@ static int shoal__amo_call(shoal_t sh, const char *call, const void *target, int
     {                                                                                                                  \
         SHOAL__ENTER(sh, "shoal_" #N "_atomic_swap");                                                                  \
         return shoal__amo_call(sh, "shoal_" #N "_atomic_swap", dest, pe, SHOAL__AMO_SWAP, sizeof(T),                   \
-                               SHOAL__BITS(T, value), 0, old_p, 0);                                                    \
+                               SHOAL__BITS(T, value), 0, old_p, SHOAL__FETCH_NOW);                                     \
     }                                                                                                                  \
     int shoal_##N##_atomic_swap_nbi(shoal_t sh, T *dest, T value, int pe, T *old_p)                                    \
     {                                                                                                                  \
@@ -65,7 +71,7 @@ static int shoal__amo_call(shoal_t sh, const char *call, const void *target, int
     {                                                                                                                  \
         SHOAL__ENTER(sh, "shoal_" #N "_atomic_fetch_" #NAME);                                                          \
         return shoal__amo_call(sh, "shoal_" #N "_atomic_fetch_" #NAME, dest, pe, OP, sizeof(T), SHOAL__BITS(T, value), \
-                               0, old_p, 0);                                                                           \
+                               0, old_p, SHOAL__FETCH_NOW);                                                            \
     }                                                                                                                  \
     int shoal_##N##_atomic_fetch_##NAME##_nbi(shoal_t sh, T *dest, T value, int pe, T *old_p)                          \
     {                                                                                                                  \
@@ -88,7 +94,7 @@ static int shoal__amo_call(shoal_t sh, const char *call, const void *target, int
     {                                                                                                                  \
         SHOAL__ENTER(sh, "shoal_" #N "_atomic_compare_swap");                                                          \
         return shoal__amo_call(sh, "shoal_" #N "_atomic_compare_swap", dest, pe, SHOAL__AMO_CSWAP, sizeof(T),          \
-                               SHOAL__BITS(T, value), SHOAL__BITS(T, cond), old_p, 0);                                 \
+                               SHOAL__BITS(T, value), SHOAL__BITS(T, cond), old_p, SHOAL__FETCH_NOW);                  \
     }                                                                                                                  \
     int shoal_##N##_atomic_compare_swap_nbi(shoal_t sh, T *dest, T cond, T value, int pe, T *old_p)                    \
     {                                                                                                                  \
@@ -100,7 +106,7 @@ static int shoal__amo_call(shoal_t sh, const char *call, const void *target, int
     {                                                                                                                  \
         SHOAL__ENTER(sh, "shoal_" #N "_atomic_fetch_inc");                                                             \
         return shoal__amo_call(sh, "shoal_" #N "_atomic_fetch_inc", dest, pe, SHOAL__AMO_ADD, sizeof(T), 1, 0, old_p,  \
-                               0);                                                                                     \
+                               SHOAL__FETCH_NOW);                                                                      \
     }                                                                                                                  \
     int shoal_##N##_atomic_fetch_inc_nbi(shoal_t sh, T *dest, int pe, T *old_p)                                        \
     {                                                                                                                  \
@@ -146,7 +152,8 @@ int shoal_signal_op(shoal_t sh, uint64_t *sig, uint64_t value, int op, int pe)
 int shoal_signal_fetch(shoal_t sh, const uint64_t *sig, uint64_t *value_p)
 {
     SHOAL__ENTER(sh, "shoal_signal_fetch");
-    return shoal__amo_call(sh, "shoal_signal_fetch", sig, sh->my_pe, SHOAL__AMO_FETCH, 8, 0, 0, value_p, 0);
+    return shoal__amo_call(sh, "shoal_signal_fetch", sig, sh->my_pe, SHOAL__AMO_FETCH, 8, 0, 0, value_p,
+                           SHOAL__FETCH_NOW);
 }
 
 int shoal_signal_wait_until(shoal_t sh, uint64_t *sig, int cmp, uint64_t value, uint64_t *seen_p)

@@ -18,6 +18,7 @@ for np in 2 4; do
     run "$mpiexec" -n "$np" "$build/examples/hello_put_get"
 done
 run "$mpiexec" -n 4 "$build/examples/mixed_mpi"
+run "$mpiexec" -n 4 "$build/examples/pipeline"
 run "$mpiexec" -n 4 "$build/examples/plugin_host" "$build/examples"
 run "$build/bin/shoal-topo"
 run "$mpiexec" -n 2 "$build/bin/shoal-topo" --probe

@@ -14,6 +14,8 @@
  * PE that swapped in meanwhile to name itself). Every step is an atomic
  * that returns a value, so it is complete when the call returns, whatever
  * the transport. */
+#include <stdio.h>
+
 #include "shoal_amo.h"
 #include "shoal_rma.h"
 
@@ -61,11 +63,16 @@ static int shoal__lock_wait(shoal_t sh, const char *call, long *lock, int cmp, u
                             .block = true};
     int rc = shoal__wait_until(sh, call, &w, NULL, NULL, NULL, NULL, NULL);
 
-    if (rc == SHOAL_ERR_TIMEOUT)
+    if (rc == SHOAL_ERR_TIMEOUT) {
+        /* The wait's own message says how long and what it saw; it is
+         * copied first (the new message goes where it is). */
+        char seen[sizeof(sh->err)];
+        snprintf(seen, sizeof(seen), "%s", shoal_last_error(sh));
         rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                           "gave up (SHOAL_TIMEOUT) waiting %s of the lock at heap offset %zu; this lock's queue is "
                           "broken from here (%s)",
-                          why, (size_t)((char *)lock - sh->heap_base), shoal_last_error(sh));
+                          why, (size_t)((char *)lock - sh->heap_base), seen);
+    }
     return rc;
 }
 

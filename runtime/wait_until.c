@@ -119,6 +119,8 @@ static bool shoal__wait_scan(const shoal__wait_spec_t *w, const void *buf, int *
 static int shoal__wait_args(shoal_t sh, const char *call, const shoal__wait_spec_t *w, const int *flag_p,
                             const size_t *index_p, const size_t *indices, const size_t *count_p, size_t *off_p)
 {
+    int rc;
+
     if (SHOAL__UNLIKELY((unsigned)w->cmp > SHOAL_CMP_LE))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "unknown comparison %d (SHOAL_CMP_EQ %d to SHOAL_CMP_LE %d)", w->cmp, SHOAL_CMP_EQ,
@@ -135,14 +137,11 @@ static int shoal__wait_args(shoal_t sh, const char *call, const shoal__wait_spec
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "indices is NULL");
     if (SHOAL__UNLIKELY(w->nelems > SIZE_MAX / w->size))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%zu elements overflow", w->nelems);
-    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, w->ivars, w->nelems * w->size)))
-        return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
-                            "ivars %p (%zu bytes) is not in this PE's symmetric heap [%p, %p): wait on symmetric "
-                            "memory that other PEs write",
-                            w->ivars, w->nelems * w->size, (void *)sh->heap_base,
-                            (void *)(sh->heap_base + sh->heap_size));
-    *off_p = (size_t)((const char *)w->ivars - sh->heap_base);
-    if (SHOAL__UNLIKELY(*off_p % w->size != 0 || (uintptr_t)w->ivars % w->size != 0))
+    /* Symmetric memory of this PE: in the heap and (SHOAL_CHECK basic or
+     * full) in one live allocation, as every remote word. */
+    rc = shoal__rma_target(sh, call, w->nelems > 1 ? "ivars" : "ivar", w->ivars, w->nelems * w->size, sh->my_pe, off_p);
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+    if (SHOAL__UNLIKELY((uintptr_t)w->ivars % w->size != 0))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "ivars %p (heap offset %zu) is not aligned to its %zu bytes", w->ivars, *off_p, w->size);
     return SHOAL_SUCCESS;
@@ -195,6 +194,10 @@ int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w,
     size_t off = 0, pending;
     double start = 0, timeout = sh->cfg.timeout;
     unsigned spins = 0, looks = 0;
+    /* Where peers reach this PE over MPI RMA, their operations may land
+     * only as this PE's MPI makes progress (MPICH's accumulates do): poke
+     * it at every look, not now and then as other waits do. */
+    bool rma = (sh->tp_setup & (1u << SHOAL_TRANSPORT_MPI_RMA)) != 0;
     int rc = shoal__wait_args(sh, call, w, flag_p, index_p, indices, count_p, &off);
 
     if (rc != SHOAL_SUCCESS) return rc;
@@ -217,7 +220,13 @@ int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w,
                 goto out;
             }
         }
-        shoal__wait_progress(sh, &spins);
+        if (rma) {
+            int flag;
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
+            shoal__wait_pause(&spins);
+        } else {
+            shoal__wait_progress(sh, &spins);
+        }
     }
     if (seen_p != NULL) memcpy(seen_p, buf, w->size);
 out:
