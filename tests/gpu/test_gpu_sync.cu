@@ -44,7 +44,7 @@
 #define CHUNKS 50
 #define CHUNK_BYTES ((size_t)64 * 1024 + 24) /* not a multiple of 128: the copies' odd tails */
 #define FALL_FROM 1000                       /* LT and LE: the signal starts here and falls */
-#define DRAIN_S 120.0
+#define DRAIN_S 60.0
 
 static int me, npes;
 static shoal_t sh;
@@ -265,17 +265,20 @@ static void test_signal_add(void)
 
     t0 = MPI_Wtime();
     if (me == 0) {
-        /* PE 0's wait goes first on its stream: the adds (its own too, on
-         * a second stream) arrive while it waits. */
+        /* PE 0's own adds go on a second stream, queued before the wait on
+         * the first: a stream wait that only later work of this process
+         * can satisfy may hold that work up where CUDA puts both streams
+         * on one hardware queue (README, "Waits"). The peers' adds arrive
+         * while the stream waits. */
         cudaStream_t st2;
         CUDA_OK(cudaStreamCreateWithFlags(&st2, cudaStreamNonBlocking));
-        SH_OK(sh, shoal_signal_wait_until_on_stream(sh, sig, SHOAL_CMP_EQ, total, st));
-        read_after_wait<<<1, 1, 0, st>>>(sig, slots, npes, d_out);
-        CUDA_OK(cudaGetLastError());
         for (int j = 0; j < ADDS; j++)
             SH_OK(sh, shoal_signal_op_on_stream(sh, sig, (uint64_t)me + 1, SHOAL_SIGNAL_ADD, 0, st2));
         SH_OK(sh,
               shoal_put_signal_on_stream(sh, &slots[me], d_stamp, sizeof(*d_stamp), sig, 1, SHOAL_SIGNAL_ADD, 0, st2));
+        SH_OK(sh, shoal_signal_wait_until_on_stream(sh, sig, SHOAL_CMP_EQ, total, st));
+        read_after_wait<<<1, 1, 0, st>>>(sig, slots, npes, d_out);
+        CUDA_OK(cudaGetLastError());
         CUDA_OK(cudaStreamSynchronize(st2));
         CUDA_OK(cudaStreamDestroy(st2));
         drain("PE 0's wait for the total of the adds", sig);
