@@ -61,8 +61,9 @@ SHOAL_EXPORT int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
  * for the stream and does the host call. signal_wait_until: the stream
  * waits until this PE's sig <cmp> value, the host does not (a stream
  * memory operation for EQ, GE and GT, else a one-thread kernel; a stream
- * wait never times out). On a host heap each waits for the stream, then
- * acts as the host call. */
+ * wait never times out). On a host heap, and for the wait in an instance
+ * with staged or mpi_rma GPU peers, each waits for the stream, then acts
+ * as the host call. */
 SHOAL_EXPORT int shoal_put_signal_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, uint64_t *sig,
                                             uint64_t value, int op, int pe, cudaStream_t stream);
 SHOAL_EXPORT int shoal_signal_op_on_stream(shoal_t sh, uint64_t *sig, uint64_t value, int op, int pe,

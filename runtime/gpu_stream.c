@@ -162,8 +162,8 @@ int shoal__put_signal_on_stream(shoal_t sh, const char *call, void *dest, const 
 
 /* The stream waits for this PE's sig: a stream memory operation for EQ, GE
  * and GT (CUDA compares cyclically: a value more than 2^63 past the other
- * counts as below it), a one-thread kernel for the others. A host heap:
- * the host waits for the stream, then for the signal. */
+ * counts as below it), a one-thread kernel for the others. A host heap, or
+ * staging peers: the host waits for the stream, then for the signal. */
 int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, int cmp, uint64_t value,
                                  cudaStream_t stream)
 {
@@ -181,7 +181,12 @@ int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, in
     if ((uintptr_t)sig % 8 != 0)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "signal %p (heap offset %zu) is not aligned to 8 bytes",
                             (void *)sig, off);
-    if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL) {
+    /* A host heap; or GPU peers whose data and signals this process's
+     * staging proxy moves (staged, mpi_rma): a stream wait could hold the
+     * proxy's own copies up (where CUDA puts its stream and this one on one
+     * hardware queue), so the host waits instead. */
+    if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL ||
+        shoal__transports_without(sh, sh->tp_setup, SHOAL__TP_CAP_STREAM)) {
         shoal__wait_spec_t w = {.ivars = sig,
                                 .nelems = 1,
                                 .size = 8,
