@@ -194,6 +194,7 @@ static void pipeline(int cmp, unsigned char *data, uint64_t *sigs, unsigned char
         check_note("pipeline %s: %d chunks of %zu B, each checked by a kernel after its wait (%.1f ms)", cmp_name(cmp),
                    CHUNKS, CHUNK_BYTES, t * 1e3);
     }
+    SH_OK(sh, shoal_barrier_all(sh)); /* PE 1's last acknowledgement is complete */
     if (me == 0 && lockstep) {
         uint64_t a = 0;
         CUDA_OK(cudaMemcpy(&a, ack, sizeof(a), cudaMemcpyDeviceToHost));
