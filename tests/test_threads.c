@@ -20,7 +20,12 @@
  * transport the settings give (cuda_ipc; staged with SHOAL_TRANSPORT_DISABLE=
  * cuda_ipc; staged over MPI with SHOAL_NODE_SIZE=1); skipped without a GPU.
  *
- * Also under MPI_THREAD_MULTIPLE: while the main thread allocates and frees
+ * Also under MPI_THREAD_MULTIPLE: every thread of every PE adds to one
+ * counter on PE 0 and one on its right neighbour with blocking and _nbi
+ * fetching atomics and plain adds, all at once; the totals are exact and
+ * the tickets drawn from PE 0's counter are all different.
+ *
+ * And: while the main thread allocates and frees
  * (collectives that change the allocator's table, in a hole just before the
  * buffer in use), the other threads' puts and gets into that buffer all
  * succeed and move the right bytes.
@@ -194,6 +199,72 @@ static void test_multiple(void)
         run_intruder(call_put);
         if (me == 0) CHECK_EQ_INT(intruder.status, SHOAL_SUCCESS);
     }
+}
+
+/* Atomics from every thread at once. */
+enum { AMO_ROUNDS = 100 };
+static long long *amo_words;                       /* [0]: PE 0's ticket counter, [1]: the right neighbour's sum */
+static long long amo_tickets[THREADS][AMO_ROUNDS]; /* this PE's draws from PE 0's counter */
+
+static void *amo_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg, rounds = shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? AMO_ROUNDS / 4 : AMO_ROUNDS;
+    long long nbi[AMO_ROUNDS];
+
+    for (int r = 0; r < rounds; r++) {
+        if (r % 2 == 0) {
+            CHECK_OK(shoal_longlong_atomic_fetch_inc(sh, &amo_words[0], 0, &amo_tickets[t][r]), sh);
+        } else {
+            CHECK_OK(shoal_longlong_atomic_fetch_inc_nbi(sh, &amo_words[0], 0, &nbi[r]), sh);
+        }
+        CHECK_OK(shoal_longlong_atomic_add(sh, &amo_words[1], (long long)t + 1, right), sh);
+    }
+    CHECK_OK(shoal_quiet(sh), sh); /* the _nbi tickets are in */
+    for (int r = 1; r < rounds; r += 2) amo_tickets[t][r] = nbi[r];
+    return NULL;
+}
+
+static void test_atomics(void)
+{
+    pthread_t th[THREADS];
+    int rounds = shoal_heap_kind(sh) == SHOAL_HEAP_GPU ? AMO_ROUNDS / 4 : AMO_ROUNDS;
+    long long words[2], sum = 0;
+    long long *all = malloc(sizeof(long long) * (size_t)npes * THREADS * AMO_ROUNDS);
+    char *seen;
+
+    CHECK(all != NULL);
+    amo_words = shoal_calloc(sh, 2, sizeof(long long));
+    CHECK_NONNULL(amo_words, sh);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    for (int t = 0; t < THREADS; t++) CHECK(pthread_create(&th[t], NULL, amo_worker, (void *)(intptr_t)t) == 0);
+    for (int t = 0; t < THREADS; t++) CHECK(pthread_join(th[t], NULL) == 0);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    test_heap_read(sh, words, amo_words, sizeof(words));
+    for (int t = 0; t < THREADS; t++) sum += (long long)(t + 1) * rounds;
+    CHECK_MSG(words[1] == sum, "pe %d: %d threads of pe %d added %lld, expected %lld", me, THREADS, left, words[1],
+              sum);
+    if (me == 0)
+        CHECK_MSG(words[0] == (long long)npes * THREADS * rounds, "PE 0's counter %lld after %d draws", words[0],
+                  npes * THREADS * rounds);
+    /* Every draw from PE 0's counter is a different ticket. */
+    for (int t = 0; t < THREADS; t++)
+        for (int r = 0; r < rounds; r++)
+            all[((size_t)me * THREADS + (size_t)t) * (size_t)rounds + (size_t)r] = amo_tickets[t][r];
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, THREADS * rounds, MPI_LONG_LONG, MPI_COMM_WORLD);
+    seen = calloc((size_t)npes * THREADS * (size_t)rounds, 1);
+    CHECK(seen != NULL);
+    for (size_t i = 0; i < (size_t)npes * THREADS * (size_t)rounds; i++) {
+        CHECK_MSG(all[i] >= 0 && all[i] < (long long)npes * THREADS * rounds && !seen[all[i]],
+                  "ticket %lld drawn twice or out of range", all[i]);
+        seen[all[i]] = 1;
+    }
+    free(seen);
+    free(all);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    CHECK_OK(shoal_free(sh, amo_words), sh);
+    if (me == 0)
+        check_note("atomics: %d threads x %d rounds per PE on %d PEs: totals exact, every ticket different", THREADS,
+                   rounds, npes);
 }
 
 static atomic_int race_stop, race_errors;
@@ -375,6 +446,7 @@ int main(int argc, char **argv)
 
     if (want == MPI_THREAD_MULTIPLE) {
         test_multiple();
+        test_atomics();
         test_alloc_race();
     } else if (want == MPI_THREAD_SERIALIZED)
         test_serialized();
