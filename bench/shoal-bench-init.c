@@ -21,6 +21,7 @@
 
 #include <mpi.h>
 
+#define BENCH_PROG "shoal-bench-init"
 #include "bench_host.h"
 #include "shoal.h"
 
@@ -118,10 +119,7 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
     o->reps = 3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            if (me == 0) bench_usage(stdout);
-            return 2;
-        }
+        if (bench_is_help(me, a, bench_usage)) return 2;
         if ((strcmp(a, "--small") == 0 || strcmp(a, "--large") == 0) && val != NULL) {
             size_t v = bench_parse_size(val);
             i++;
@@ -133,21 +131,13 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
             return 1;
         }
         if (strcmp(a, "--reps") == 0 && val != NULL) {
-            char *end = NULL;
-            long v = strtol(val, &end, 10);
+            long v = 0;
             i++;
-            if (end != val && *end == '\0' && v > 0 && v <= 1000) {
-                o->reps = (int)v;
-                continue;
-            }
-            if (me == 0) fprintf(stderr, "shoal-bench-init: --reps wants a count from 1 to 1000, not '%s'\n", val);
-            return 1;
+            if (!bench_parse_count(me, "--reps", val, 1000, &v)) return 1;
+            o->reps = (int)v;
+            continue;
         }
-        if (me == 0) {
-            fprintf(stderr, "shoal-bench-init: unknown argument '%s'\n", a);
-            bench_usage(stderr);
-        }
-        return 1;
+        return bench_unknown_arg(me, a, bench_usage);
     }
     return 0;
 }
@@ -158,14 +148,11 @@ int main(int argc, char **argv)
     bench_times_t best[2];
     MPI_Comm node = MPI_COMM_NULL;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING], *nl, name[2][32];
-    int me = 0, n_pes = 0, node_size = 0, len = 0, rc, v = shoal_version();
+    int me = 0, n_pes = 0, node_size = 0, len = 0, rc;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double load[1], ratio, ratio_init, ratio_mpi;
+    double ratio, ratio_init, ratio_mpi;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n_pes);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    bench_mpi_init(&argc, &argv, &me, &n_pes);
     rc = bench_parse_args(argc, argv, me, &o);
     if (rc != 0) {
         MPI_Finalize();
@@ -181,13 +168,11 @@ int main(int argc, char **argv)
         best[s].init = best[s].init_fin = best[s].mpi = 1e300;
     }
     if (me == 0) {
-        printf("shoal-bench-init: shoal %d.%d.%d against %s\n", v / 10000, v / 100 % 100, v % 100, lib);
+        bench_print_versions(lib);
         printf("n_pes %d, %d on this node, %ld cores; host heaps of %s and %s per PE; best of %d repetitions, "
                "slowest PE\n",
                n_pes, node_size, cores, name[0], name[1], o.reps);
-        if (getloadavg(load, 1) == 1)
-            printf("load average at start %.2f on %ld cores%s\n", load[0], cores,
-                   load[0] > 0.5 * (double)cores ? " (busy machine: figures are noisy)" : "");
+        bench_print_load(cores);
         printf("\n");
         fflush(stdout);
     }

@@ -47,16 +47,15 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
 
+#define BENCH_PROG "shoal-bench-sync"
 #include "bench_host.h"
 #include "shoal.h"
 
@@ -124,56 +123,10 @@ typedef struct bench {
     int64_t lock_increments; /* PE 0: what each lock counter must hold */
 } bench_t;
 
-static void bench_fail(const bench_t *b, const char *what, const char *why)
-{
-    fprintf(stderr, "shoal-bench-sync: PE %d: %s failed: %s\n", b->me, what, why);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-static void bench_mpi_fail(const bench_t *b, const char *what, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof(msg), "MPI error %d", rc);
-    bench_fail(b, what, msg);
-}
-
-#define BENCH_SHOAL(b, call, what)                                                                                     \
-    do {                                                                                                               \
-        int bench_rc_ = (call);                                                                                        \
-        if (__builtin_expect(bench_rc_ != SHOAL_SUCCESS, 0)) bench_fail((b), (what), shoal_last_error((b)->sh));       \
-    } while (0)
-
-#define BENCH_MPI(b, call, what)                                                                                       \
-    do {                                                                                                               \
-        int bench_rc_ = (call);                                                                                        \
-        if (__builtin_expect(bench_rc_ != MPI_SUCCESS, 0)) bench_mpi_fail((b), (what), bench_rc_);                     \
-    } while (0)
-
-/* Every PE meets here outside the timed loops. Waiting ranks poll MPI, as
- * MPI_Barrier would: MPICH's passive target (and shoal's mpi_rma transport
- * over it) needs the target's progress to complete a flush. When ranks
- * outnumber cores, the ranks that take no part in the current loop
- * (bystander, 1) sleep between polls and the others yield, so that the
- * ranks being timed get the cores. */
-static void bench_sync(const bench_t *b, int bystander)
-{
-    const struct timespec nap = {0, 100000};
-    MPI_Request req;
-    int done = 0;
-
-    BENCH_MPI(b, MPI_Ibarrier(MPI_COMM_WORLD, &req), "MPI_Ibarrier");
-    for (;;) {
-        BENCH_MPI(b, MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
-        if (done) break;
-        if (b->oversubscribed && bystander)
-            nanosleep(&nap, NULL);
-        else if (b->oversubscribed)
-            sched_yield();
-    }
-}
+/* Every PE meets here outside the timed loops (bench_meet); the ranks that
+ * take no part in the current loop (bystander, 1) sleep between polls when
+ * ranks outnumber cores. */
+static void bench_sync(const bench_t *b, int bystander) { bench_meet(b->me, b->oversubscribed, bystander); }
 
 /* ------------------------------------------------------------ timed loops */
 
@@ -209,7 +162,7 @@ static void bench_check_stamp(const bench_t *b, const char *what, const volatile
         char why[192];
         snprintf(why, sizeof(why), "round %llu's %zu bytes not there when its signal was: first word %llu, last %llu",
                  (unsigned long long)round, n, (unsigned long long)first, (unsigned long long)last);
-        bench_fail(b, what, why);
+        BENCH_FAIL(b, what, why);
     }
 }
 
@@ -237,7 +190,7 @@ static void bench_shoal_pp(bench_t *b, size_t n, long count)
             char why[96];
             snprintf(why, sizeof(why), "saw %llu, the peer sent %llu", (unsigned long long)seen,
                      (unsigned long long)round);
-            bench_fail(b, "shoal_signal_wait_until's seen value", why);
+            BENCH_FAIL(b, "shoal_signal_wait_until's seen value", why);
         }
     }
 }
@@ -302,7 +255,7 @@ static double bench_run(bench_t *b, int op, size_t n, long count)
                 BENCH_SHOAL(b, shoal_int64_atomic_fetch_add(sh, &b->amo[0], 1, 1, &old),
                             "shoal_int64_atomic_fetch_add");
                 if (__builtin_expect(old != b->sh_amo_next++, 0))
-                    bench_fail(b, "shoal_int64_atomic_fetch_add", "returned a wrong old value");
+                    BENCH_FAIL(b, "shoal_int64_atomic_fetch_add", "returned a wrong old value");
             }
             break;
         case OP_MPI_FADD:
@@ -311,7 +264,7 @@ static double bench_run(bench_t *b, int op, size_t n, long count)
                           "MPI_Fetch_and_op");
                 BENCH_MPI(b, MPI_Win_flush(1, b->win), "MPI_Win_flush");
                 if (__builtin_expect(old != b->mpi_amo_next++, 0))
-                    bench_fail(b, "MPI_Fetch_and_op", "returned a wrong old value");
+                    BENCH_FAIL(b, "MPI_Fetch_and_op", "returned a wrong old value");
             }
             break;
         case OP_SH_ADD:
@@ -369,10 +322,10 @@ static void bench_check_amo(bench_t *b)
 
     if (b->me == 0) {
         BENCH_SHOAL(b, shoal_int64_atomic_fetch(b->sh, &b->amo[0], 1, &v), "shoal_int64_atomic_fetch");
-        if (v != b->sh_amo_next) bench_fail(b, "shoal atomics", "PE 1's word does not hold the total of the adds");
+        if (v != b->sh_amo_next) BENCH_FAIL(b, "shoal atomics", "PE 1's word does not hold the total of the adds");
         BENCH_MPI(b, MPI_Fetch_and_op(&noop, &v, MPI_INT64_T, 1, WIN_AMO, MPI_NO_OP, b->win), "MPI_Fetch_and_op");
         BENCH_MPI(b, MPI_Win_flush(1, b->win), "MPI_Win_flush");
-        if (v != b->mpi_amo_next) bench_fail(b, "MPI atomics", "rank 1's word does not hold the total of the adds");
+        if (v != b->mpi_amo_next) BENCH_FAIL(b, "MPI atomics", "rank 1's word does not hold the total of the adds");
     }
     bench_sync(b, b->me != 0);
 }
@@ -424,7 +377,7 @@ static void bench_check_locks(bench_t *b)
             snprintf(why, sizeof(why),
                      "counters incremented under the locks hold %lld (shoal) and %lld (MPI), not %lld",
                      (long long)got_sh, (long long)got_mpi, (long long)b->lock_increments);
-            bench_fail(b, "lock exclusion check", why);
+            BENCH_FAIL(b, "lock exclusion check", why);
         }
         printf("lock exclusion check: %ld get+put increments per PE under each lock, counters exact "
                "(shoal %.3f us, MPI %.3f us per acquisition)\n",
@@ -442,16 +395,13 @@ static void bench_check_locks(bench_t *b)
  * longer than batch_s. Every rank computes the same count. */
 static long bench_calibrate(bench_t *b, int op, size_t n)
 {
-    long warm = b->o.iters / 20, count;
+    long warm = b->o.iters / 20;
     double per_op;
 
     if (warm < 1) warm = 1;
     if (warm > 200) warm = 200;
     per_op = bench_run(b, op, n, warm);
-    count = b->o.iters;
-    if (per_op * (double)count > b->o.batch_s) count = (long)(b->o.batch_s / per_op);
-    if (count < 1) count = 1;
-    return count;
+    return bench_batch_count(per_op, b->o.iters, b->o.batch_s);
 }
 
 /* Pass 0 warms up and fixes the counts; passes 1.. time a batch of each
@@ -467,7 +417,7 @@ static void bench_fig_pass(bench_t *b, bench_fig_t *f, int pass)
             continue;
         }
         t = bench_run(b, f->ops[k], f->n, f->count[k]);
-        if (f->best[k] < 0 || t < f->best[k]) f->best[k] = t;
+        bench_keep_best(&f->best[k], t);
     }
     if (f->ops[0] == OP_SH_FADD || f->ops[0] == OP_SH_ADD) bench_check_amo(b);
 }
@@ -491,42 +441,21 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
     int quick = 0;
 
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
+        const char *a = argv[i], *val;
         if (strcmp(a, "--quick") == 0) {
             quick = 1;
             continue;
         }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            if (me == 0) bench_usage(stdout);
-            return 2;
+        if (bench_is_help(me, a, bench_usage)) return 2;
+        if ((val = bench_opt_value(argc, argv, &i, "--iters")) != NULL) {
+            if (!bench_parse_count(me, "--iters", val, LONG_MAX / 64, &iters)) return 1;
+            continue;
         }
-        if ((strcmp(a, "--iters") == 0 || strcmp(a, "--batches") == 0) && i + 1 < argc)
-            val = argv[++i];
-        else if (strncmp(a, "--iters=", 8) == 0)
-            val = a + 8;
-        else if (strncmp(a, "--batches=", 10) == 0)
-            val = a + 10;
-        if (val != NULL) {
-            int is_iters = a[2] == 'i';
-            long max = is_iters ? LONG_MAX / 64 : 1000;
-            char *end = NULL;
-            long v;
-            errno = 0;
-            v = strtol(val, &end, 10);
-            if (errno == 0 && end != val && *end == '\0' && v > 0 && v <= max) {
-                *(is_iters ? &iters : &batches) = v;
-                continue;
-            }
-            if (me == 0)
-                fprintf(stderr, "shoal-bench-sync: %s wants a count from 1 to %ld, not '%s'\n",
-                        is_iters ? "--iters" : "--batches", max, val);
-            return 1;
+        if ((val = bench_opt_value(argc, argv, &i, "--batches")) != NULL) {
+            if (!bench_parse_count(me, "--batches", val, 1000, &batches)) return 1;
+            continue;
         }
-        if (me == 0) {
-            fprintf(stderr, "shoal-bench-sync: unknown argument '%s'\n", a);
-            bench_usage(stderr);
-        }
-        return 1;
+        return bench_unknown_arg(me, a, bench_usage);
     }
     o->quick = quick;
     o->iters = quick ? 1000 : 20000;
@@ -547,14 +476,14 @@ static void bench_setup(bench_t *b)
     b->data = shoal_calloc(b->sh, 1, BENCH_PP_MAX);
     b->lock = shoal_calloc(b->sh, 1, sizeof(long));
     if (b->amo == NULL || b->sig == NULL || b->data == NULL || b->lock == NULL)
-        bench_fail(b, "shoal_calloc", shoal_last_error(b->sh));
+        BENCH_FAIL(b, "shoal_calloc", shoal_last_error(b->sh));
     BENCH_MPI(b, MPI_Win_allocate(WIN_SIZE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &b->win), "MPI_Win_allocate");
     b->win_mem = mem;
     memset(b->win_mem, 0, WIN_SIZE);
     BENCH_MPI(b, MPI_Win_set_errhandler(b->win, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
     BENCH_MPI(b, MPI_Win_lock_all(MPI_MODE_NOCHECK, b->win), "MPI_Win_lock_all");
     b->src = aligned_alloc(64, BENCH_PP_MAX);
-    if (b->src == NULL) bench_fail(b, "aligned_alloc", strerror(ENOMEM));
+    if (b->src == NULL) BENCH_FAIL(b, "aligned_alloc", strerror(ENOMEM));
     for (size_t i = 0; i < BENCH_PP_MAX; i++) b->src[i] = (unsigned char)(i * 7 + 3);
     /* Every PE's words are zero before anyone touches them. */
     BENCH_SHOAL(b, shoal_barrier_all(b->sh), "shoal_barrier_all");
@@ -603,31 +532,21 @@ static int bench_any_mpi_rma(const bench_t *b)
 
 static void bench_header(bench_t *b, const char *tp01, const char *tp_lock, const char *amo, long cores, int host_ranks)
 {
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING], *nl;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     const char *node_env = getenv("SHOAL_NODE_SIZE");
-    int len = 0, v = shoal_version(), n_nodes = 0;
-    double load[1];
+    int n_nodes = bench_n_nodes(b->me, b->sh, b->n_pes);
 
-    for (int pe = 0; pe < b->n_pes; pe++) {
-        int node = shoal_pe_node(b->sh, pe);
-        if (node < 0) bench_fail(b, "shoal_pe_node", shoal_last_error(b->sh));
-        if (node + 1 > n_nodes) n_nodes = node + 1;
-    }
-    BENCH_MPI(b, MPI_Get_library_version(lib, &len), "MPI_Get_library_version");
-    if ((nl = strchr(lib, '\n')) != NULL) *nl = '\0';
+    bench_mpi_library(b->me, lib);
     if (b->me != 0) return;
-    printf("shoal-bench-sync: shoal %d.%d.%d against %s\n", v / 10000, v / 100 % 100, v % 100, lib);
+    bench_print_versions(lib);
     printf("n_pes %d, nodes %d (SHOAL_NODE_SIZE=%s), %d ranks on %ld cores%s\n", b->n_pes, n_nodes,
            node_env ? node_env : "unset", host_ranks, cores, host_ranks > cores ? " (oversubscribed)" : "");
     printf("transport PE 0 -> PE 1: %s; PE %d -> PE 0 (the uncontended lock): %s\n", tp01, b->n_pes - 1, tp_lock);
     printf("host atomics (every pair): %s\n", amo);
     printf("heap host; MPI: one MPI_Win_allocate window of %d B in lock_all (closed around MPI_Win_lock)\n",
            (int)WIN_SIZE);
-    printf("best of %d batches; up to %ld ops per batch, fewer where a batch would pass %.2f s%s\n", b->o.batches,
-           b->o.iters, b->o.batch_s, b->o.quick ? " (--quick: rough figures)" : "");
-    if (getloadavg(load, 1) == 1)
-        printf("load average at start %.2f on %ld cores%s\n", load[0], cores,
-               load[0] > 0.5 * (double)cores ? " (busy machine: figures are noisy)" : "");
+    bench_print_batches(b->o.batches, b->o.iters, b->o.batch_s, b->o.quick);
+    bench_print_load(cores);
     printf("\n");
     fflush(stdout);
 }
@@ -648,16 +567,11 @@ static void bench_line(const bench_fig_t *f)
 int main(int argc, char **argv)
 {
     bench_t b = {.win = MPI_WIN_NULL};
-    shoal_config_t cfg;
     char tp01[32], tp_lock[32];
-    int rc, host_ranks = 0;
+    int rc, host_ranks;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    MPI_Comm host;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &b.me);
-    MPI_Comm_size(MPI_COMM_WORLD, &b.n_pes);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    bench_mpi_init(&argc, &argv, &b.me, &b.n_pes);
     rc = bench_parse_args(argc, argv, b.me, &b.o);
     if (rc != 0) {
         MPI_Finalize();
@@ -668,17 +582,10 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
-    BENCH_MPI(&b, MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host),
-              "MPI_Comm_split_type");
-    BENCH_MPI(&b, MPI_Comm_size(host, &host_ranks), "MPI_Comm_size");
-    BENCH_MPI(&b, MPI_Comm_free(&host), "MPI_Comm_free");
+    host_ranks = bench_host_ranks(b.me);
     b.oversubscribed = host_ranks > cores;
 
-    shoal_config_init(&cfg);
-    if (cfg.env_error[0] != '\0') bench_fail(&b, "shoal_config_init", cfg.env_error);
-    cfg.heap_kind = SHOAL_HEAP_HOST;
-    cfg.heap_size = 4 * BENCH_MIB;
-    if (shoal_init(MPI_COMM_WORLD, &cfg, &b.sh) != SHOAL_SUCCESS) bench_fail(&b, "shoal_init", shoal_last_error(NULL));
+    bench_shoal_init(b.me, 4 * BENCH_MIB, &b.sh);
     bench_setup(&b);
     bench_transport(&b, 0, 1, tp01, sizeof(tp01));
     bench_transport(&b, b.n_pes - 1, 0, tp_lock, sizeof(tp_lock));

@@ -30,16 +30,15 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
 
+#define BENCH_PROG "shoal-bench"
 #include "bench_host.h"
 #include "shoal.h"
 
@@ -110,55 +109,11 @@ typedef struct bench {
  * so a copy whose result goes unread in the loop is never dropped. */
 static void *(*volatile bench_memcpy)(void *, const void *, size_t) = memcpy;
 
-static void bench_fail(const bench_t *b, const char *what, const char *why)
-{
-    fprintf(stderr, "shoal-bench: PE %d: %s failed: %s\n", b->me, what, why);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-static void bench_mpi_fail(const bench_t *b, const char *what, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof(msg), "MPI error %d", rc);
-    bench_fail(b, what, msg);
-}
-
-#define BENCH_SHOAL(b, call, what)                                                                                     \
-    do {                                                                                                               \
-        int bench_rc_ = (call);                                                                                        \
-        if (__builtin_expect(bench_rc_ != SHOAL_SUCCESS, 0)) bench_fail((b), (what), shoal_last_error((b)->sh));       \
-    } while (0)
-
-#define BENCH_MPI(b, call, what)                                                                                       \
-    do {                                                                                                               \
-        int bench_rc_ = (call);                                                                                        \
-        if (__builtin_expect(bench_rc_ != MPI_SUCCESS, 0)) bench_mpi_fail((b), (what), bench_rc_);                     \
-    } while (0)
-
-/* Every PE meets here outside the timed loops. Waiting ranks poll MPI, as
- * MPI_Barrier would: MPICH's passive target needs the target's progress to
- * complete a flush. When ranks outnumber cores, PE 1 yields between polls
- * and the bystanders (PE 2 and up) sleep, so that the origin and the target
- * get the cores while PE 0 times a one-sided loop. */
-static void bench_sync(const bench_t *b)
-{
-    const struct timespec nap = {0, 100000};
-    MPI_Request req;
-    int done = 0;
-
-    BENCH_MPI(b, MPI_Ibarrier(MPI_COMM_WORLD, &req), "MPI_Ibarrier");
-    for (;;) {
-        BENCH_MPI(b, MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
-        if (done) break;
-        if (b->oversubscribed && b->me >= 2)
-            nanosleep(&nap, NULL);
-        else if (b->oversubscribed)
-            sched_yield();
-    }
-}
+/* Every PE meets here outside the timed loops (bench_meet). When ranks
+ * outnumber cores, PE 1 yields between polls and the bystanders (PE 2 and
+ * up) sleep, so that the origin and the target get the cores while PE 0
+ * times a one-sided loop. */
+static void bench_sync(const bench_t *b) { bench_meet(b->me, b->oversubscribed, b->me >= 2); }
 
 /* ------------------------------------------------------------ timed loops */
 
@@ -237,7 +192,7 @@ static int bench_is_collective(int op) { return op == BENCH_SHOAL_BARRIER || op 
 static long bench_calibrate(const bench_t *b, int op, size_t n, long nominal)
 {
     int coll = bench_is_collective(op), more = 1;
-    long want = nominal / 10 > 0 ? nominal / 10 : 1, chunk = 1, done = 0, count = nominal;
+    long want = nominal / 10 > 0 ? nominal / 10 : 1, chunk = 1, done = 0, count;
     double spent = 0, per_op;
 
     while (more) {
@@ -248,8 +203,7 @@ static long bench_calibrate(const bench_t *b, int op, size_t n, long nominal)
         if (coll) BENCH_MPI(b, MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
     }
     per_op = spent / (double)done;
-    if (per_op * (double)nominal > b->o.batch_s) count = (long)(b->o.batch_s / per_op);
-    if (count < 1) count = 1;
+    count = bench_batch_count(per_op, nominal, b->o.batch_s);
     if (coll) BENCH_MPI(b, MPI_Bcast(&count, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
     return count;
 }
@@ -273,7 +227,7 @@ static void bench_verify(const bench_t *b, const char *what, const unsigned char
             char why[160];
             snprintf(why, sizeof(why), "%zu bytes arrived wrong: byte %zu is %u, expected %u", n, i, buf[i],
                      bench_byte(i, seed));
-            bench_fail(b, what, why);
+            BENCH_FAIL(b, what, why);
         }
     }
 }
@@ -358,7 +312,7 @@ static void bench_fig_batch(bench_t *b, bench_fig_t *f, int pass)
             }
             if (coll) bench_sync(b);
             t = bench_run(b, f->ops[k], n, f->count[k]) / (double)f->count[k];
-            if (f->best[k] < 0 || t < f->best[k]) f->best[k] = t;
+            bench_keep_best(&f->best[k], t);
         }
     }
     bench_sync(b);
@@ -438,40 +392,21 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
     int quick = 0;
 
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
+        const char *a = argv[i], *val;
         if (strcmp(a, "--quick") == 0) {
             quick = 1;
             continue;
         }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            if (me == 0) bench_usage(stdout);
-            return 2;
+        if (bench_is_help(me, a, bench_usage)) return 2;
+        if ((val = bench_opt_value(argc, argv, &i, "--iters")) != NULL) {
+            if (!bench_parse_count(me, "--iters", val, LONG_MAX, &iters)) return 1;
+            continue;
         }
-        if ((strcmp(a, "--iters") == 0 || strcmp(a, "--max-size") == 0 || strcmp(a, "--batches") == 0) && i + 1 < argc)
-            val = argv[++i];
-        else if (strncmp(a, "--iters=", 8) == 0)
-            val = a + 8;
-        else if (strncmp(a, "--max-size=", 11) == 0)
-            val = a + 11;
-        else if (strncmp(a, "--batches=", 10) == 0)
-            val = a + 10;
-        if (val != NULL && (strncmp(a, "--iters", 7) == 0 || strncmp(a, "--batches", 9) == 0)) {
-            int is_iters = a[2] == 'i';
-            long max = is_iters ? LONG_MAX : 1000;
-            char *end = NULL;
-            long v;
-            errno = 0;
-            v = strtol(val, &end, 10);
-            if (errno == 0 && end != val && *end == '\0' && v > 0 && v <= max) {
-                *(is_iters ? &iters : &batches) = v;
-                continue;
-            }
-            if (me == 0)
-                fprintf(stderr, "shoal-bench: %s wants a count from 1 to %ld, not '%s'\n",
-                        is_iters ? "--iters" : "--batches", max, val);
-            return 1;
+        if ((val = bench_opt_value(argc, argv, &i, "--batches")) != NULL) {
+            if (!bench_parse_count(me, "--batches", val, 1000, &batches)) return 1;
+            continue;
         }
-        if (val != NULL) {
+        if ((val = bench_opt_value(argc, argv, &i, "--max-size")) != NULL) {
             max_size = bench_parse_size(val);
             if (max_size >= BENCH_LAT_SIZE && max_size <= (size_t)INT_MAX) continue;
             if (me == 0)
@@ -479,11 +414,7 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
                         val);
             return 1;
         }
-        if (me == 0) {
-            fprintf(stderr, "shoal-bench: unknown argument '%s'\n", a);
-            bench_usage(stderr);
-        }
-        return 1;
+        return bench_unknown_arg(me, a, bench_usage);
     }
     o->quick = quick;
     o->iters = quick ? 1000 : 100000;
@@ -504,9 +435,9 @@ static void bench_setup(bench_t *b)
     void *mem = NULL;
 
     b->sym = shoal_malloc(b->sh, n);
-    if (b->sym == NULL) bench_fail(b, "shoal_malloc", shoal_last_error(b->sh));
+    if (b->sym == NULL) BENCH_FAIL(b, "shoal_malloc", shoal_last_error(b->sh));
     b->win_mem[BENCH_WIN_CREATE] = shoal_malloc(b->sh, n);
-    if (b->win_mem[BENCH_WIN_CREATE] == NULL) bench_fail(b, "shoal_malloc", shoal_last_error(b->sh));
+    if (b->win_mem[BENCH_WIN_CREATE] == NULL) BENCH_FAIL(b, "shoal_malloc", shoal_last_error(b->sh));
     BENCH_MPI(b, MPI_Win_allocate((MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &b->win[BENCH_WIN_ALLOC]),
               "MPI_Win_allocate");
     b->win_mem[BENCH_WIN_ALLOC] = mem;
@@ -523,7 +454,7 @@ static void bench_setup(bench_t *b)
 
     b->src = aligned_alloc(4096, priv);
     b->dst = aligned_alloc(4096, priv);
-    if (b->src == NULL || b->dst == NULL) bench_fail(b, "aligned_alloc", strerror(ENOMEM));
+    if (b->src == NULL || b->dst == NULL) BENCH_FAIL(b, "aligned_alloc", strerror(ENOMEM));
     memset(b->src, 0, priv);
     memset(b->dst, 0, priv);
 }
@@ -543,49 +474,31 @@ static void bench_teardown(bench_t *b)
 /* Nodes in the run, ranks and cores of this host. */
 static void bench_topology(bench_t *b, int *n_nodes_p, int *host_ranks_p, long *cores_p)
 {
-    MPI_Comm host;
-    int n_nodes = 0;
-
-    for (int pe = 0; pe < b->n_pes; pe++) {
-        int node = shoal_pe_node(b->sh, pe);
-        if (node < 0) bench_fail(b, "shoal_pe_node", shoal_last_error(b->sh));
-        if (node + 1 > n_nodes) n_nodes = node + 1;
-    }
-    BENCH_MPI(b, MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host),
-              "MPI_Comm_split_type");
-    BENCH_MPI(b, MPI_Comm_size(host, host_ranks_p), "MPI_Comm_size");
-    BENCH_MPI(b, MPI_Comm_free(&host), "MPI_Comm_free");
-    *n_nodes_p = n_nodes;
+    *n_nodes_p = bench_n_nodes(b->me, b->sh, b->n_pes);
+    *host_ranks_p = bench_host_ranks(b->me);
     *cores_p = sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 static void bench_header(const bench_t *b, int n_nodes, int host_ranks, long cores)
 {
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING], *nl, maxs[32];
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], maxs[32];
     const char *tp = NULL, *node_env = getenv("SHOAL_NODE_SIZE");
-    int len = 0, v = shoal_version();
     size_t heap_free = 0, heap_used = 0;
-    double load[1];
 
     BENCH_SHOAL(b, shoal_pe_transport(b->sh, 1, &tp), "shoal_pe_transport");
     BENCH_SHOAL(b, shoal_heap_usage(b->sh, &heap_used, &heap_free), "shoal_heap_usage");
-    BENCH_MPI(b, MPI_Get_library_version(lib, &len), "MPI_Get_library_version");
-    if ((nl = strchr(lib, '\n')) != NULL) *nl = '\0';
+    bench_mpi_library(b->me, lib);
     if (b->me != 0) return;
     bench_size_str(b->o.max_size, maxs, sizeof(maxs));
-    printf("shoal-bench: shoal %d.%d.%d against %s\n", v / 10000, v / 100 % 100, v % 100, lib);
+    bench_print_versions(lib);
     printf("n_pes %d, transport PE 0 -> PE 1: %s, nodes %d (SHOAL_NODE_SIZE=%s), %d ranks on %ld cores%s\n", b->n_pes,
            tp, n_nodes, node_env ? node_env : "unset", host_ranks, cores,
            host_ranks > cores ? " (oversubscribed)" : "");
     printf("heap host, %zu MiB per PE; MPI windows of %s, lock_all: \"alloc\" MPI_Win_allocate, "
            "\"create\" MPI_Win_create over a shoal_malloc buffer\n",
            (heap_used + heap_free) / BENCH_MIB, maxs);
-    printf("best of %d batches; up to %ld ops per batch, fewer where a batch would pass %.2f s%s\n", b->o.batches,
-           b->o.iters, b->o.batch_s, b->o.quick ? " (--quick: rough figures)" : "");
-    /* Other work on the cores skews every figure: say how busy they were. */
-    if (getloadavg(load, 1) == 1)
-        printf("load average at start %.2f on %ld cores%s\n", load[0], cores,
-               load[0] > 0.5 * (double)cores ? " (busy machine: figures are noisy)" : "");
+    bench_print_batches(b->o.batches, b->o.iters, b->o.batch_s, b->o.quick);
+    bench_print_load(cores);
     printf("\n");
     fflush(stdout);
 }
@@ -593,17 +506,13 @@ static void bench_header(const bench_t *b, int n_nodes, int host_ranks, long cor
 int main(int argc, char **argv)
 {
     bench_t b = {.win = {MPI_WIN_NULL, MPI_WIN_NULL}};
-    shoal_config_t cfg;
     bench_fig_t figs[3 + 8 * sizeof(size_t)];
     double put_mpi = 0, bw_goal = 0;
     int n_nodes, host_ranks, rc, nf;
     long cores;
     const char *tp = NULL;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &b.me);
-    MPI_Comm_size(MPI_COMM_WORLD, &b.n_pes);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    bench_mpi_init(&argc, &argv, &b.me, &b.n_pes);
     rc = bench_parse_args(argc, argv, b.me, &b.o);
     if (rc != 0) {
         MPI_Finalize();
@@ -615,11 +524,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    shoal_config_init(&cfg);
-    if (cfg.env_error[0] != '\0') bench_fail(&b, "shoal_config_init", cfg.env_error);
-    cfg.heap_kind = SHOAL_HEAP_HOST;
-    cfg.heap_size = 2 * b.o.max_size + 4 * BENCH_MIB; /* both targets, alignment, slack */
-    if (shoal_init(MPI_COMM_WORLD, &cfg, &b.sh) != SHOAL_SUCCESS) bench_fail(&b, "shoal_init", shoal_last_error(NULL));
+    bench_shoal_init(b.me, 2 * b.o.max_size + 4 * BENCH_MIB, &b.sh); /* both targets, alignment, slack */
     bench_topology(&b, &n_nodes, &host_ranks, &cores);
     b.oversubscribed = host_ranks > cores;
     bench_setup(&b);

@@ -5,6 +5,9 @@
 #include "shoal_amo.h"
 #include "shoal_rma.h"
 #include "transport/transport.h"
+#if SHOAL_HAVE_CUDA
+#include "shoal_gpu.h"
+#endif
 
 static const char *const shoal__amo_names[SHOAL__AMO_OPS] = {
     [SHOAL__AMO_FETCH] = "fetch", [SHOAL__AMO_SET] = "set",
@@ -44,6 +47,19 @@ static int shoal__amo_do(shoal_t sh, const char *call, const void *target, int p
     tp = shoal__tp_amo(sh, pe);
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %s of %u bytes at heap offset %zu of PE %d over %s", call,
                shoal__amo_names[a->op], a->size, off, pe, tp->name);
+#if SHOAL_HAVE_CUDA
+    /* The old value wanted in device memory (a GPU heap's word, say): it
+     * comes to the host, then a copy takes it there; blocking. */
+    if (result != NULL && sh->heap_kind == SHOAL_HEAP_GPU && shoal__gpu_on_device(result)) {
+        uint64_t value = 0;
+        cudaError_t err;
+        rc = tp->amo(sh, call, pe, off, a, &value, 0);
+        if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+        shoal__rma_used(sh, 1u << tp->id);
+        err = cudaMemcpy(result, &value, a->size, cudaMemcpyHostToDevice);
+        return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "cudaMemcpy (the fetched value)", err);
+    }
+#endif
     rc = tp->amo(sh, call, pe, off, a, result, nbi);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     shoal__rma_used(sh, 1u << tp->id);

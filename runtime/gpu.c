@@ -46,6 +46,16 @@ int shoal__gpu_shared(shoal_t sh, int pe)
 
 #include "shoal_gpu.h"
 
+bool shoal__gpu_on_device(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
 int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err)
 {
     cudaGetLastError(); /* clear a sticky-free error so later calls start clean */

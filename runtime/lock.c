@@ -5,15 +5,17 @@
  * The long's two 32-bit halves, on every PE:
  *  - tail (the half at the lower address), used on PE 0 only: 0 when the
  *    lock is free, else the last PE in line + 1;
- *  - mine: bits 0-30 the PE behind this one + 1 (0: none yet), bit 31 set
- *    when the PE before this one hands the lock over.
+ *  - mine: bits 0-29 the PE behind this one + 1 (0: none yet), bit 30 set
+ *    while this PE holds the lock, bit 31 set when the PE before this one
+ *    hands the lock over.
  * set_lock clears mine, swaps itself into PE 0's tail, and if someone was
  * there writes itself into that PE's mine, then waits on its own mine for
- * bit 31. clear_lock hands over to the PE named in mine, or, if none,
- * takes itself out of the tail with a compare-and-swap (and waits for the
- * PE that swapped in meanwhile to name itself). Every step is an atomic
- * that returns a value, so it is complete when the call returns, whatever
- * the transport. */
+ * bit 31; it marks mine held. clear_lock (refused where mine is not held)
+ * hands over to the PE named in mine, or, if none, takes itself out of the
+ * tail with a compare-and-swap (and waits for the PE that swapped in
+ * meanwhile to name itself); then clears mine, which nobody else writes
+ * from then on. Every step is an atomic that returns a value, so it is
+ * complete when the call returns, whatever the transport. */
 #include <stdio.h>
 
 #include "shoal_amo.h"
@@ -23,7 +25,8 @@ _Static_assert(sizeof(long) == 8, "a lock's long holds two 32-bit halves");
 
 #define SHOAL__LOCK_HOME 0
 #define SHOAL__LOCK_GRANTED 0x80000000u
-#define SHOAL__LOCK_NEXT 0x7fffffffu
+#define SHOAL__LOCK_HELD 0x40000000u
+#define SHOAL__LOCK_NEXT 0x3fffffffu
 
 static uint32_t *shoal__lock_tail(long *lock) { return (uint32_t *)lock; }
 static uint32_t *shoal__lock_mine(long *lock) { return (uint32_t *)lock + 1; }
@@ -43,6 +46,9 @@ static int shoal__lock_check(shoal_t sh, const char *call, long *lock)
     int rc;
 
     if (lock == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "lock is NULL");
+    if ((uint32_t)sh->n_pes >= SHOAL__LOCK_NEXT)
+        return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "locks name at most %u PEs; this instance has %d",
+                            SHOAL__LOCK_NEXT - 1, sh->n_pes);
     rc = shoal__rma_target(sh, call, "lock", lock, sizeof(long), SHOAL__LOCK_HOME, &off);
     if (rc != SHOAL_SUCCESS) return rc;
     if ((uintptr_t)lock % sizeof(long) != 0)
@@ -82,13 +88,21 @@ int shoal__set_lock(shoal_t sh, const char *call, long *lock)
     int rc;
 
     SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
+    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &old));
+    if (old & SHOAL__LOCK_HELD)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "this PE already holds the lock at heap offset %zu (locks do not nest)",
+                            (size_t)((char *)lock - sh->heap_base));
     SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_SWAP, 0, 0, &old));
     SHOAL__TRY(rc, out,
                shoal__lock_amo(sh, call, shoal__lock_tail(lock), SHOAL__LOCK_HOME, SHOAL__AMO_SWAP, me, 0, &old));
-    if (old == 0) return SHOAL_SUCCESS;
-    /* In line behind PE old - 1: tell it, then wait for the hand-over. */
-    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), (int)old - 1, SHOAL__AMO_OR, me, 0, &old));
-    rc = shoal__lock_wait(sh, call, lock, SHOAL_CMP_GE, SHOAL__LOCK_GRANTED, "for the hand-over");
+    if (old != 0) {
+        /* In line behind PE old - 1: tell it, then wait for the hand-over. */
+        SHOAL__TRY(rc, out,
+                   shoal__lock_amo(sh, call, shoal__lock_mine(lock), (int)old - 1, SHOAL__AMO_OR, me, 0, &old));
+        SHOAL__TRY(rc, out, shoal__lock_wait(sh, call, lock, SHOAL_CMP_GE, SHOAL__LOCK_GRANTED, "for the hand-over"));
+    }
+    rc = shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_OR, SHOAL__LOCK_HELD, 0, &old);
 out:
     return rc;
 }
@@ -99,11 +113,20 @@ int shoal__test_lock(shoal_t sh, const char *call, long *lock, int *got_p)
     int rc;
 
     if (got_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "got_p is NULL");
-    *got_p = 0;
     SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
+    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &old));
+    if (old & SHOAL__LOCK_HELD)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "this PE already holds the lock at heap offset %zu (locks do not nest)",
+                            (size_t)((char *)lock - sh->heap_base));
+    *got_p = 0;
     SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_SWAP, 0, 0, &old));
     SHOAL__TRY(rc, out,
                shoal__lock_amo(sh, call, shoal__lock_tail(lock), SHOAL__LOCK_HOME, SHOAL__AMO_CSWAP, me, 0, &old));
+    if (old == 0)
+        SHOAL__TRY(rc, out,
+                   shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_OR, SHOAL__LOCK_HELD, 0,
+                                   &old));
     *got_p = old == 0;
 out:
     return rc;
@@ -115,24 +138,31 @@ int shoal__clear_lock(shoal_t sh, const char *call, long *lock)
     int rc;
 
     SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
+    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &mine));
+    if (!(mine & SHOAL__LOCK_HELD))
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "this PE does not hold the lock at heap offset %zu (shoal_set_lock or shoal_test_lock "
+                            "takes it)",
+                            (size_t)((char *)lock - sh->heap_base));
     /* What the holder wrote in the critical section is complete first. */
     SHOAL__TRY(rc, out, shoal__quiet(sh, call));
-    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &mine));
     if ((mine & SHOAL__LOCK_NEXT) == 0) {
         SHOAL__TRY(rc, out,
                    shoal__lock_amo(sh, call, shoal__lock_tail(lock), SHOAL__LOCK_HOME, SHOAL__AMO_CSWAP, 0, me, &old));
-        if (old == me) return SHOAL_SUCCESS; /* nobody in line */
-        if (old == 0)
-            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                                "the lock at heap offset %zu is not held (by this PE or any)",
-                                (size_t)((char *)lock - sh->heap_base));
-        /* Someone swapped in behind this PE and is about to name itself. */
-        SHOAL__TRY(rc, out, shoal__lock_wait(sh, call, lock, SHOAL_CMP_GT, mine, "for the next PE in line to show"));
-        SHOAL__TRY(rc, out,
-                   shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &mine));
+        if (old != me) {
+            /* Someone swapped in behind this PE and is about to name itself. */
+            SHOAL__TRY(rc, out,
+                       shoal__lock_wait(sh, call, lock, SHOAL_CMP_GT, mine, "for the next PE in line to show"));
+            SHOAL__TRY(rc, out,
+                       shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &mine));
+        }
     }
-    rc = shoal__lock_amo(sh, call, shoal__lock_mine(lock), (int)(mine & SHOAL__LOCK_NEXT) - 1, SHOAL__AMO_OR,
-                         SHOAL__LOCK_GRANTED, 0, &old);
+    if (mine & SHOAL__LOCK_NEXT)
+        SHOAL__TRY(rc, out,
+                   shoal__lock_amo(sh, call, shoal__lock_mine(lock), (int)(mine & SHOAL__LOCK_NEXT) - 1, SHOAL__AMO_OR,
+                                   SHOAL__LOCK_GRANTED, 0, &old));
+    /* Handed over, or out of the queue: nobody writes mine any more. */
+    rc = shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_SWAP, 0, 0, &old);
 out:
     return rc;
 }

@@ -121,6 +121,8 @@ SHOAL__HIDDEN int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uin
 SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
 SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
+/* Is p device (or managed) memory? */
+SHOAL__HIDDEN bool shoal__gpu_on_device(const void *p);
 /* expr returns a cudaError_t: CUDA's message is recorded on sh, naming the
  * API call call; st_ gets the status and control goes to lbl_ (as
  * SHOAL__MPI_TRY, runtime/shoal_error.h). */

@@ -33,7 +33,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <mpi.h>
 
@@ -48,25 +47,6 @@ enum { R0 = 1, R1 = NSLOT + 2, NALL = 2 * NSLOT + 3 };
 
 static int me, npes, right, left, host_heap;
 static int niter, slow; /* concurrent loop length: scaled down on GPU heaps and over mpi_rma */
-
-#define CHECK_ERR(expr, status, sh, text)                                                                              \
-    do {                                                                                                               \
-        CHECK_STATUS((expr), (status), (sh));                                                                          \
-        CHECK_CONTAINS(shoal_last_error(sh), (text));                                                                  \
-    } while (0)
-
-/* Does any PE reach another over mpi_rma? Its atomics cost an MPI round
- * trip (more with ranks sharing cores): the loops run fewer times. */
-static int over_mpi_rma(shoal_t sh)
-{
-    int n = shoal_n_pes(sh);
-    for (int pe = 0; pe < n; pe++) {
-        const char *name = NULL;
-        CHECK_OK(shoal_pe_transport(sh, pe, &name), sh);
-        if (strcmp(name, "mpi_rma") == 0) return 1;
-    }
-    return 0;
-}
 
 static int is_bit_slot(int s) { return s == S_AND || s == S_OR || s == S_XOR; }
 
@@ -537,7 +517,9 @@ int main(int argc, char **argv)
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
     host_heap = test_heap_is_host(sh);
-    slow = !host_heap || over_mpi_rma(sh);
+    /* A PE reached over mpi_rma costs an MPI round trip per atomic (more
+     * with ranks sharing cores): the loops run fewer times. */
+    slow = !host_heap || test_any_pe_over(sh, "mpi_rma");
     niter = !host_heap ? 12 : slow ? 40 : 150;
 
 #define RUN_EXT(T, N)                                                                                                  \

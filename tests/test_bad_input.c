@@ -32,12 +32,6 @@
 
 static int me, npes, right;
 
-#define CHECK_ERR(expr, status, sh, text)                                                                              \
-    do {                                                                                                               \
-        CHECK_STATUS((expr), (status), (sh));                                                                          \
-        CHECK_CONTAINS(shoal_last_error(sh), (text));                                                                  \
-    } while (0)
-
 static void test_rma(shoal_t sh, char *p)
 {
     char local[256], stackvar[8];

@@ -42,12 +42,6 @@ enum { D_COUNT0, D_COUNT1, D_OCC0, D_OCC1, D_FIFO, D_LOG };
 
 static int me, npes, host_heap;
 
-#define CHECK_ERR(expr, status, sh, text)                                                                              \
-    do {                                                                                                               \
-        CHECK_STATUS((expr), (status), (sh));                                                                          \
-        CHECK_CONTAINS(shoal_last_error(sh), (text));                                                                  \
-    } while (0)
-
 /* Pass ms milliseconds inside MPI (polling it): over mpi_rma a request
  * reaches PE 0's queue only as PE 0's MPI makes progress (README, "Locks"),
  * and PE 0 naps here while the others queue up. */
@@ -247,6 +241,24 @@ static void bad_input(shoal_t sh, long *locks)
     CHECK_ERR(shoal_test_lock(sh, &local, &got), SHOAL_ERR_OUT_OF_BOUNDS, sh, "shoal_test_lock");
     CHECK_ERR(shoal_clear_lock(sh, &local), SHOAL_ERR_OUT_OF_BOUNDS, sh, "shoal_clear_lock");
     CHECK_EQ_INT(local, 0);
+    CHECK_EQ_INT(got, -1); /* nothing written on error */
+    /* A clear by a PE that does not hold the lock, while PE 0 holds it, and
+     * a second set by the holder: refused, the holder undisturbed. */
+    if (me == 0) CHECK_OK(shoal_set_lock(sh, &locks[5]), sh);
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    if (me != 0) {
+        CHECK_ERR(shoal_clear_lock(sh, &locks[5]), SHOAL_ERR_INVALID_ARG, sh, "does not hold");
+        check_note("stray clear: %s", shoal_last_error(sh));
+        CHECK_OK(shoal_test_lock(sh, &locks[5], &got), sh);
+        CHECK_EQ_INT(got, 0);
+    } else {
+        CHECK_ERR(shoal_set_lock(sh, &locks[5]), SHOAL_ERR_INVALID_ARG, sh, "already holds");
+        CHECK_ERR(shoal_test_lock(sh, &locks[5], &got), SHOAL_ERR_INVALID_ARG, sh, "already holds");
+    }
+    CHECK_OK(shoal_barrier_all(sh), sh);
+    if (me == 0) CHECK_OK(shoal_clear_lock(sh, &locks[5]), sh);
+    CHECK_ERR(shoal_clear_lock(sh, &locks[5]), SHOAL_ERR_INVALID_ARG, sh, "does not hold"); /* twice, or never */
+    CHECK_OK(shoal_barrier_all(sh), sh);
     CHECK_ERR(shoal_set_lock(sh, mis), SHOAL_ERR_INVALID_ARG, sh, "align");
     check_note("misaligned lock: %s", shoal_last_error(sh));
     CHECK_CONTAINS(shoal_last_error(sh), "shoal_set_lock");
@@ -264,14 +276,11 @@ static void bad_input(shoal_t sh, long *locks)
 
 static int run_timeout(void)
 {
-    shoal_config_t cfg;
     shoal_t sh;
     long *lock;
     double t0, dt;
 
-    test_config(&cfg, 1u << 20);
-    CHECK_MSG(cfg.timeout == 1, "run with SHOAL_TIMEOUT=1 (timeout is %g)", cfg.timeout);
-    if (!test_init_or_skip(&cfg, &sh)) return TEST_SKIP;
+    if (!test_init_timeout_or_skip(1u << 20, &sh)) return TEST_SKIP;
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     lock = shoal_calloc(sh, 2, sizeof(long));

@@ -37,12 +37,6 @@ enum { V_GRID, V_LOC, V_ROWS, V_SENTINEL };
 
 static int me, npes, right, left;
 
-#define CHECK_ERR(expr, status, sh, text)                                                                              \
-    do {                                                                                                               \
-        CHECK_STATUS((expr), (status), (sh));                                                                          \
-        CHECK_CONTAINS(shoal_last_error(sh), (text));                                                                  \
-    } while (0)
-
 static uint64_t value_bits(int pe, int i, int op)
 {
     return test_mix64(((uint64_t)(pe + 1) << 40) ^ ((uint64_t)op << 32) ^ (uint64_t)i);

@@ -49,25 +49,6 @@ enum { SIG_ACK = NBUF, SIG_OP, SIG_ADD, SIG_FAN, SIG_LOCAL, SIG_BAD, SIG_PAD, NS
 
 static int me, npes, right, left, host_heap;
 
-#define CHECK_ERR(expr, status, sh, text)                                                                              \
-    do {                                                                                                               \
-        CHECK_STATUS((expr), (status), (sh));                                                                          \
-        CHECK_CONTAINS(shoal_last_error(sh), (text));                                                                  \
-    } while (0)
-
-/* Does any PE reach another over mpi_rma? Its atomics cost an MPI round
- * trip (more with ranks sharing cores): the loops run fewer times. */
-static int over_mpi_rma(shoal_t sh)
-{
-    int n = shoal_n_pes(sh);
-    for (int pe = 0; pe < n; pe++) {
-        const char *name = NULL;
-        CHECK_OK(shoal_pe_transport(sh, pe, &name), sh);
-        if (strcmp(name, "mpi_rma") == 0) return 1;
-    }
-    return 0;
-}
-
 static const char *op_name(int op) { return op == SHOAL_SIGNAL_SET ? "SET" : "ADD"; }
 
 /* The chunk of round r of a pass: 1 to CH bytes. */
@@ -332,12 +313,6 @@ static void bad_input(shoal_t sh, unsigned char *buf, uint64_t *sigs, int check_
     CHECK_OK(shoal_barrier_all(sh), sh);
 }
 
-/* Does msg name comparison cmp (as a C operator or a SHOAL_CMP_ name)? */
-static int names_cmp(const char *msg, const char *op, const char *name)
-{
-    return check_strcasestr(msg, op) != NULL || check_strcasestr(msg, name) != NULL;
-}
-
 /* Wait on a word of this PE that nobody changes: SHOAL_ERR_TIMEOUT after
  * the instance's timeout (lo..hi seconds), naming the condition and the
  * last value seen. */
@@ -362,8 +337,8 @@ static void wait_times_out(shoal_t sh, uint64_t *sig, uint64_t at, int cmp, uint
     CHECK_CONTAINS(msg, "shoal_signal_wait_until");
     CHECK_CONTAINS(msg, s_at);    /* the last value seen */
     CHECK_CONTAINS(msg, s_value); /* what it waited for */
-    CHECK_MSG(names_cmp(msg, op, name), "timeout message does not name the comparison (%s or %s): \"%s\"", op, name,
-              msg);
+    CHECK_MSG(test_names_cmp(msg, op, name), "timeout message does not name the comparison (%s or %s): \"%s\"", op,
+              name, msg);
 }
 
 static int run_timeout(void)
@@ -372,9 +347,7 @@ static int run_timeout(void)
     shoal_t sh, sh2;
     uint64_t *sigs, *sigs2;
 
-    test_config(&cfg, 1u << 20);
-    CHECK_MSG(cfg.timeout == 1, "run with SHOAL_TIMEOUT=1 (timeout is %g)", cfg.timeout);
-    if (!test_init_or_skip(&cfg, &sh)) return TEST_SKIP;
+    if (!test_init_timeout_or_skip(1u << 20, &sh)) return TEST_SKIP;
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     sigs = shoal_calloc(sh, NSIG, sizeof(uint64_t));
@@ -430,7 +403,9 @@ int main(int argc, char **argv)
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
     host_heap = test_heap_is_host(sh);
-    rounds = !host_heap ? 24 : over_mpi_rma(sh) ? 60 : 200;
+    /* A PE reached over mpi_rma costs an MPI round trip per atomic (more
+     * with ranks sharing cores): the pipeline runs fewer rounds. */
+    rounds = !host_heap ? 24 : test_any_pe_over(sh, "mpi_rma") ? 60 : 200;
 
     buf = shoal_malloc(sh, NBUF * CH);
     fan = shoal_malloc(sh, (size_t)npes * FCH);

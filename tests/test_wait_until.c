@@ -55,12 +55,6 @@ static const char *cmp_names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
 static const long long pairs[NT][2] = {{5, 5},   {4, 5},   {6, 5},  {-5, 0}, {0, -5},
                                        {-5, -3}, {-3, -5}, {-1, 1}, {1, -1}, {0, 0}};
 
-#define CHECK_ERR(expr, status, sh, text)                                                                              \
-    do {                                                                                                               \
-        CHECK_STATUS((expr), (status), (sh));                                                                          \
-        CHECK_CONTAINS(shoal_last_error(sh), (text));                                                                  \
-    } while (0)
-
 static void nap_us(long us)
 {
     struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
@@ -522,12 +516,6 @@ static void bad_input(shoal_t sh, int check_level)
     CHECK_OK(shoal_free(sh, ib), sh);
 }
 
-/* Does msg name comparison cmp (as a C operator or a SHOAL_CMP_ name)? */
-static int names_cmp(const char *msg, const char *op, const char *name)
-{
-    return check_strcasestr(msg, op) != NULL || check_strcasestr(msg, name) != NULL;
-}
-
 static void check_timeout_msg(shoal_t sh, double t0, const char *call, const char *last, const char *value,
                               const char *op, const char *name)
 {
@@ -539,24 +527,21 @@ static void check_timeout_msg(shoal_t sh, double t0, const char *call, const cha
     CHECK_CONTAINS(msg, call);
     CHECK_CONTAINS(msg, last);
     CHECK_CONTAINS(msg, value);
-    CHECK_MSG(names_cmp(msg, op, name), "timeout message does not name the comparison (%s or %s): \"%s\"", op, name,
-              msg);
+    CHECK_MSG(test_names_cmp(msg, op, name), "timeout message does not name the comparison (%s or %s): \"%s\"", op,
+              name, msg);
     CHECK_MSG(check_strcasestr(msg, "offset") || check_strcasestr(msg, "alloc"),
               "timeout message names neither the heap offset nor the allocation: \"%s\"", msg);
 }
 
 static int run_timeout(void)
 {
-    shoal_config_t cfg;
     shoal_t sh;
     int *ti, vi[8] = {0};
     uint64_t *tu, vu[4] = {1, 2, 3, 4};
     size_t index = 5;
     double t0;
 
-    test_config(&cfg, 1u << 20);
-    CHECK_MSG(cfg.timeout == 1, "run with SHOAL_TIMEOUT=1 (timeout is %g)", cfg.timeout);
-    if (!test_init_or_skip(&cfg, &sh)) return TEST_SKIP;
+    if (!test_init_timeout_or_skip(1u << 20, &sh)) return TEST_SKIP;
     me = shoal_my_pe(sh);
     npes = shoal_n_pes(sh);
     ti = shoal_calloc(sh, 8, sizeof(int));

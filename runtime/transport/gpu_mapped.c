@@ -215,6 +215,8 @@ int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, cons
         }
         g->amo_pending = calloc(SHOAL__GPU_AMO_SLOTS, sizeof(*g->amo_pending));
         if (g->amo_pending == NULL) {
+            cudaFreeHost(g->amo_slots);
+            g->amo_slots = NULL;
             rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
             goto out;
         }
@@ -239,20 +241,20 @@ out:
     return rc;
 }
 
-/* In the caller's stream, after what it did before. A signal set is a
- * stream memory operation (with its memory barrier); the rest a kernel. */
+/* In the caller's stream, after what it did before. A set is a stream
+ * memory operation (with its memory barrier) where the driver has 64-bit
+ * ones; the rest, and a set where it has not, a one-thread kernel. */
 int shoal__gpu_mapped_amo_stream(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *stream)
 {
+    struct shoal_gpu *g = sh->gpu;
+    char *word = sh->peer_base[pe] + off;
     cudaError_t err;
 
-    if (a->op == SHOAL__AMO_SET) {
-        uint64_t v = a->operand;
-        uint32_t v32 = (uint32_t)a->operand;
-        return shoal__gpu_mapped_p_stream(sh, call, pe, off, a->size == 8 ? (const void *)&v : (const void *)&v32,
-                                          a->size, stream);
-    }
-    err = shoal__gpu_amo_launch((cudaStream_t)stream, sh->peer_base[pe] + off, a, NULL);
+    if (a->op == SHOAL__AMO_SET && a->size == 8 &&
+        g->write_value64((CUstream)stream, (CUdeviceptr)word, a->operand, CU_STREAM_WRITE_VALUE_DEFAULT) ==
+            CUDA_SUCCESS)
+        return SHOAL_SUCCESS;
+    err = shoal__gpu_amo_launch((cudaStream_t)stream, word, a, NULL);
     return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "launching the atomic kernel", err);
 }
-
 #endif

@@ -21,16 +21,6 @@ void shoal__stage_pause(unsigned *spins)
     nanosleep(&ts, NULL);
 }
 
-bool shoal__stage_on_device(const void *p)
-{
-    struct cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
-}
-
 /* One slot: the copy, or the atomic and its old value into the chunk.
  * Everything on the proxy's own non-blocking stream: work the application
  * queued on its streams (a kernel waiting for this very put's signal) never

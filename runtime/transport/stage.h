@@ -87,7 +87,5 @@ static inline char *shoal__stage_chunk(shoal_t sh, int pe, uint64_t t)
 /* Spin, then yield, then sleep a little: waiting on a proxy must not take a
  * core from the application. */
 SHOAL__HIDDEN void shoal__stage_pause(unsigned *spins);
-/* Is p device (or managed) memory? */
-SHOAL__HIDDEN bool shoal__stage_on_device(const void *p);
 
 #endif /* SHOAL_STAGE_H */

@@ -54,7 +54,7 @@ static int staged_claim(shoal_t sh, const char *call, int pe, shoal__stage_slot_
 static int staged_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n)
 {
     cudaError_t err;
-    if (!shoal__stage_on_device(src) && !shoal__stage_on_device(dst)) {
+    if (!shoal__gpu_on_device(src) && !shoal__gpu_on_device(dst)) {
         memcpy(dst, src, n);
         return SHOAL_SUCCESS;
     }

@@ -129,7 +129,7 @@ static int staged_mpi_put(shoal_t sh, const char *call, int pe, size_t off, cons
 {
     staged_mpi_state_t *st = staged_mpi_state(sh);
     const char *s = src;
-    bool on_dev = shoal__stage_on_device(src);
+    bool on_dev = shoal__gpu_on_device(src);
     uint64_t t = 0, seen;
     int rc = SHOAL_SUCCESS;
 
@@ -175,7 +175,7 @@ static int staged_mpi_get(shoal_t sh, const char *call, int pe, void *dst, size_
 {
     staged_mpi_state_t *st = staged_mpi_state(sh);
     char *d = dst;
-    bool on_dev = shoal__stage_on_device(dst);
+    bool on_dev = shoal__gpu_on_device(dst);
     int rc = SHOAL_SUCCESS;
     (void)nbi; /* complete before returning */
 

@@ -182,6 +182,31 @@ int test_heap_is_host(shoal_t sh)
     return kind == SHOAL_HEAP_HOST;
 }
 
+int test_any_pe_over(shoal_t sh, const char *name)
+{
+    int n = shoal_n_pes(sh);
+    for (int pe = 0; pe < n; pe++) {
+        const char *tp = NULL;
+        CHECK_OK(shoal_pe_transport(sh, pe, &tp), sh);
+        if (strcmp(tp, name) == 0) return 1;
+    }
+    return 0;
+}
+
+int test_init_timeout_or_skip(size_t heap_size, shoal_t *sh_p)
+{
+    shoal_config_t cfg;
+
+    test_config(&cfg, heap_size);
+    CHECK_MSG(cfg.timeout == 1, "run with SHOAL_TIMEOUT=1 (timeout is %g)", cfg.timeout);
+    return test_init_or_skip(&cfg, sh_p);
+}
+
+int test_names_cmp(const char *msg, const char *op, const char *name)
+{
+    return check_strcasestr(msg, op) != NULL || check_strcasestr(msg, name) != NULL;
+}
+
 void test_heap_read(shoal_t sh, void *dst, const void *heap_src, size_t n)
 {
     if (test_heap_is_host(sh))

@@ -125,6 +125,14 @@ void check__mem_filled(const char *file, int line, const char *what, const void 
 CHECK__NORETURN void check__fail_status(const char *file, int line, const char *expr, int got, int expected,
                                         shoal_t sh);
 
+/* A shoal call must return exactly `status`, and sh's last error must
+ * contain text (ignoring case). */
+#define CHECK_ERR(expr, status, sh, text)                                                                              \
+    do {                                                                                                               \
+        CHECK_STATUS((expr), (status), (sh));                                                                          \
+        CHECK_CONTAINS(shoal_last_error(sh), (text));                                                                  \
+    } while (0)
+
 /* An allocation must succeed; prints sh's last error. */
 #define CHECK_NONNULL(ptr, sh)                                                                                         \
     do {                                                                                                               \
@@ -145,6 +153,20 @@ int test_init_or_skip(const shoal_config_t *cfg, shoal_t *sh_p);
 
 /* Does this instance's heap live in host memory (directly loadable)? */
 int test_heap_is_host(shoal_t sh);
+
+/* Does this PE reach some PE (itself included) over the transport named
+ * name ("mpi_rma", "shm", ...), as shoal_pe_transport says? Local: no
+ * other PE takes part. */
+int test_any_pe_over(shoal_t sh, const char *name);
+
+/* For the "timeout" mode of a test, run with SHOAL_TIMEOUT=1:
+ * test_config with a heap of heap_size bytes, whose timeout must be that
+ * 1 s, then test_init_or_skip (0: skipped, nothing created). */
+int test_init_timeout_or_skip(size_t heap_size, shoal_t *sh_p);
+
+/* Does msg name a comparison, as its C operator (op, "<=") or its
+ * SHOAL_CMP_ name (name, "CMP_LE"), ignoring case? */
+int test_names_cmp(const char *msg, const char *op, const char *name);
 
 /* Copy between a host buffer and this PE's own heap. Host heap: memcpy; GPU
  * heap: a get/put to this PE itself. Tests use these to set up and check the
