@@ -61,7 +61,10 @@ SHOAL_EXPORT int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
  * for the stream and does the host call. signal_wait_until: the stream
  * waits until this PE's sig <cmp> value, the host does not (a stream
  * memory operation for EQ, GE and GT, else a one-thread kernel; a stream
- * wait never times out). On a host heap, and for the wait in an instance
+ * wait never times out; CUDA compares GE and GT cyclically: a value
+ * more than 2^63 past the other counts as below it; never wait on the
+ * legacy default stream 0, which shoal's host calls on a GPU heap follow,
+ * README "Waits"). On a host heap, and for the wait in an instance
  * with staged or mpi_rma GPU peers, each waits for the stream, then acts
  * as the host call. */
 SHOAL_EXPORT int shoal_put_signal_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, uint64_t *sig,
