@@ -186,8 +186,8 @@ static int shoal__wait_timeout(shoal_t sh, const char *call, const shoal__wait_s
                         shoal__cmp_names[w->cmp], ref, seen);
 }
 
-int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w, int *flag_p, size_t *index_p,
-                      size_t *indices, size_t *count_p, void *seen_p)
+static int shoal__wait_do(shoal_t sh, const char *call, const shoal__wait_spec_t *w, int *flag_p, size_t *index_p,
+                          size_t *indices, size_t *count_p, void *seen_p)
 {
     char small[64];
     void *buf = small;
@@ -231,5 +231,22 @@ int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w,
     if (seen_p != NULL) memcpy(seen_p, buf, w->size);
 out:
     if (buf != small) free(buf);
+    return rc;
+}
+
+int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w, int *flag_p, size_t *index_p,
+                      size_t *indices, size_t *count_p, void *seen_p)
+{
+    shoal__robust_t *sd;
+    bool held = false;
+    int rc;
+
+    if (SHOAL__LIKELY(sh->cfg.check != SHOAL_CHECK_FULL) || (sd = shoal__robust(sh)) == NULL)
+        return shoal__wait_do(sh, call, w, flag_p, index_p, indices, count_p, seen_p);
+    /* SHOAL_CHECK=full: the thread rule first, as for puts and atomics. */
+    rc = shoal__thread_enter(sh, sd, call, false, &held);
+    if (rc != SHOAL_SUCCESS) return rc;
+    rc = shoal__wait_do(sh, call, w, flag_p, index_p, indices, count_p, seen_p);
+    shoal__thread_leave(sd, false, held);
     return rc;
 }
