@@ -57,6 +57,22 @@ static int shoal__lock_check(shoal_t sh, const char *call, long *lock)
     return SHOAL_SUCCESS;
 }
 
+/* This PE's own half as it is now, read where it lives (an atomic load, or
+ * a copy from a GPU heap) rather than with an atomic that travels. */
+static int shoal__lock_read_mine(shoal_t sh, const char *call, long *lock, uint32_t *mine_p)
+{
+    uint32_t any = 0;
+    int flag;
+    shoal__wait_spec_t w = {.ivars = shoal__lock_mine(lock),
+                            .nelems = 1,
+                            .size = 4,
+                            .cmp = SHOAL_CMP_GE,
+                            .values = &any,
+                            .kind = SHOAL__WAIT_ALL,
+                            .block = false};
+    return shoal__wait_until(sh, call, &w, &flag, NULL, NULL, NULL, mine_p);
+}
+
 /* Wait until this PE's mine <cmp> value; a timeout names the lock. */
 static int shoal__lock_wait(shoal_t sh, const char *call, long *lock, int cmp, uint32_t value, const char *why)
 {
@@ -88,7 +104,7 @@ int shoal__set_lock(shoal_t sh, const char *call, long *lock)
     int rc;
 
     SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
-    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &old));
+    SHOAL__TRY(rc, out, shoal__lock_read_mine(sh, call, lock, &old));
     if (old & SHOAL__LOCK_HELD)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "this PE already holds the lock at heap offset %zu (locks do not nest)",
@@ -114,7 +130,7 @@ int shoal__test_lock(shoal_t sh, const char *call, long *lock, int *got_p)
 
     if (got_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "got_p is NULL");
     SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
-    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &old));
+    SHOAL__TRY(rc, out, shoal__lock_read_mine(sh, call, lock, &old));
     if (old & SHOAL__LOCK_HELD)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "this PE already holds the lock at heap offset %zu (locks do not nest)",
@@ -138,7 +154,7 @@ int shoal__clear_lock(shoal_t sh, const char *call, long *lock)
     int rc;
 
     SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
-    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_FETCH, 0, 0, &mine));
+    SHOAL__TRY(rc, out, shoal__lock_read_mine(sh, call, lock, &mine));
     if (!(mine & SHOAL__LOCK_HELD))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "this PE does not hold the lock at heap offset %zu (shoal_set_lock or shoal_test_lock "
