@@ -170,7 +170,8 @@ SHOAL_EXPORT int shoal_sync_all(shoal_t sh);
  * filled. width or height 0 moves nothing. Local rows may interleave with
  * the remote ones (two columns of one grid on this PE) but not share bytes
  * with them. On GPU heaps mapped here (self, cuda_ipc) one copy-engine
- * operation moves the whole rectangle. */
+ * operation moves the whole rectangle; towards host heaps of other nodes
+ * (mpi_rma) one MPI operation with a vector datatype does. */
 SHOAL_EXPORT int shoal_put_2d(shoal_t sh, void *dest, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t height, int pe);
 SHOAL_EXPORT int shoal_get_2d(shoal_t sh, void *dest, size_t dpitch, const void *src, size_t spitch, size_t width,

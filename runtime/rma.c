@@ -345,7 +345,6 @@ static int shoal__rect_move(shoal_t sh, const char *call, bool is_put, void *des
 {
     const shoal__tp_ops_t *tp = shoal__tp(sh, pe);
     size_t w = rc->width, h = rc->height;
-    unsigned bit;
     int status = SHOAL_SUCCESS;
 
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA,
@@ -364,9 +363,7 @@ static int shoal__rect_move(shoal_t sh, const char *call, bool is_put, void *des
                             : tp->get(sh, call, pe, (char *)dest + l, o, w, 0);
         }
     /* Set even after a failed row: the rows before it may be outstanding. */
-    bit = 1u << tp->id;
-    if (!(__atomic_load_n(&sh->tp_used, __ATOMIC_SEQ_CST) & bit))
-        __atomic_fetch_or(&sh->tp_used, bit, __ATOMIC_SEQ_CST);
+    shoal__rma_used(sh, 1u << tp->id);
     return status < 0 ? status : SHOAL_SUCCESS;
 }
 

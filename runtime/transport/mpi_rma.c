@@ -214,6 +214,58 @@ out:
     return rc;
 }
 
+/* A rectangle as one MPI operation: height rows of width bytes, pitch
+ * apart, on each side (MPI_Type_create_hvector). Counts beyond an int go
+ * a row at a time. */
+static int mpi_rma_rect(shoal_t sh, const char *call, bool is_put, int pe, size_t off, size_t rpitch, void *local,
+                        size_t lpitch, size_t width, size_t height, int nbi)
+{
+    const mpi_rma_state_t *st = mpi_rma_state(sh);
+    MPI_Datatype rtype = MPI_DATATYPE_NULL, ltype = MPI_DATATYPE_NULL;
+    char *l;
+    int rc = SHOAL_SUCCESS;
+
+    if (width > INT_MAX || height > INT_MAX) {
+        for (size_t i = 0; i < height && rc == SHOAL_SUCCESS; i++)
+            rc = is_put ? mpi_rma_put(sh, call, pe, off + i * rpitch, (char *)local + i * lpitch, width, 1)
+                        : mpi_rma_get(sh, call, pe, (char *)local + i * lpitch, off + i * rpitch, width, 1);
+        if (rc == SHOAL_SUCCESS && !nbi)
+            SHOAL__MPI_TRY(sh, call, rc, out, is_put ? MPI_Win_flush_local(pe, st->win) : MPI_Win_flush(pe, st->win));
+        goto out;
+    }
+    l = (char *)mpi_rma_local(sh, st, local, (height - 1) * lpitch + width);
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Type_create_hvector((int)height, (int)width, (MPI_Aint)rpitch, MPI_BYTE, &rtype));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Type_commit(&rtype));
+    SHOAL__MPI_TRY(sh, call, rc, out,
+                   MPI_Type_create_hvector((int)height, (int)width, (MPI_Aint)lpitch, MPI_BYTE, &ltype));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Type_commit(&ltype));
+    if (is_put) {
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Put(l, 1, ltype, pe, (MPI_Aint)off, 1, rtype, st->win));
+        if (!nbi) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush_local(pe, st->win));
+    } else {
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Get(l, 1, ltype, pe, (MPI_Aint)off, 1, rtype, st->win));
+        if (!nbi) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
+    }
+out:
+    /* A type may be freed once the operations using it were issued. */
+    if (rtype != MPI_DATATYPE_NULL) MPI_Type_free(&rtype);
+    if (ltype != MPI_DATATYPE_NULL) MPI_Type_free(&ltype);
+    return rc;
+}
+
+static int mpi_rma_put_2d(shoal_t sh, const char *call, int pe, size_t off, size_t pitch, const void *src,
+                          size_t spitch, size_t width, size_t height, int nbi)
+{
+    return mpi_rma_rect(sh, call, true, pe, off, pitch, (void *)src, spitch, width, height, nbi);
+}
+
+static int mpi_rma_get_2d(shoal_t sh, const char *call, int pe, void *dst, size_t dpitch, size_t off, size_t pitch,
+                          size_t width, size_t height, int nbi)
+{
+    return mpi_rma_rect(sh, call, false, pe, off, pitch, dst, dpitch, width, height, nbi);
+}
+
 /* Atomics through MPI's accumulate operations on the window: atomic with
  * respect to each other whatever the origin's node, which is why every
  * pair's atomics come here once the window exists (SHOAL__TP_CAP_AMO_ALL).
@@ -306,6 +358,8 @@ const shoal__tp_ops_t shoal__tp_mpi_rma = {
     .get = mpi_rma_get,
     .quiet = mpi_rma_quiet,
     .sync = mpi_rma_sync,
+    .put_2d = mpi_rma_put_2d,
+    .get_2d = mpi_rma_get_2d,
     .amo = mpi_rma_amo,
     .fence = mpi_rma_fence,
 };
