@@ -138,20 +138,9 @@
 
 /* SHOAL_SIGNAL_* and SHOAL_CMP_* come from shoal.h (host and kernels alike). */
 
-/* Types with atomics and wait_until: X(TYPE, NAME), 4- and 8-byte integers. */
-#define SHOAL_DEV_AMO_TYPES(X)                                                                                         \
-    X(int, int)                                                                                                        \
-    X(unsigned int, uint)                                                                                              \
-    X(long, long)                                                                                                      \
-    X(unsigned long, ulong)                                                                                            \
-    X(long long, longlong)                                                                                             \
-    X(unsigned long long, ulonglong)                                                                                   \
-    X(int32_t, int32)                                                                                                  \
-    X(uint32_t, uint32)                                                                                                \
-    X(int64_t, int64)                                                                                                  \
-    X(uint64_t, uint64)                                                                                                \
-    X(size_t, size)                                                                                                    \
-    X(ptrdiff_t, ptrdiff)
+/* Types with atomics and wait_until: X(TYPE, NAME), 4- and 8-byte
+ * integers; the host API's standard atomic types (shoal.h). */
+#define SHOAL_DEV_AMO_TYPES(X) SHOAL_AMO_TYPES(X)
 
 /* ------------------------------------------------------------ internals */
 

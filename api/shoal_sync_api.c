@@ -158,10 +158,8 @@ int shoal_signal_fetch(shoal_t sh, const uint64_t *sig, uint64_t *value_p)
 
 int shoal_signal_wait_until(shoal_t sh, uint64_t *sig, int cmp, uint64_t value, uint64_t *seen_p)
 {
-    shoal__wait_spec_t w =
-        {.ivars = sig, .nelems = 1, .size = 8, .cmp = cmp, .values = &value, .kind = SHOAL__WAIT_ALL, .block = true};
     SHOAL__ENTER(sh, "shoal_signal_wait_until");
-    return shoal__wait_until(sh, "shoal_signal_wait_until", &w, NULL, NULL, NULL, NULL, seen_p);
+    return shoal__wait_word(sh, "shoal_signal_wait_until", sig, 8, cmp, &value, true, seen_p);
 }
 
 /* One wait or test of the family. */

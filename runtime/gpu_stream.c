@@ -187,15 +187,8 @@ int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, in
      * hardware queue), so the host waits instead. */
     if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL ||
         shoal__transports_without(sh, sh->tp_setup, SHOAL__TP_CAP_STREAM)) {
-        shoal__wait_spec_t w = {.ivars = sig,
-                                .nelems = 1,
-                                .size = 8,
-                                .cmp = cmp,
-                                .values = &value,
-                                .kind = SHOAL__WAIT_ALL,
-                                .block = true};
         SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
-        return shoal__wait_until(sh, call, &w, NULL, NULL, NULL, NULL, NULL);
+        return shoal__wait_word(sh, call, sig, 8, cmp, &value, true, NULL);
     }
     if (cmp == SHOAL_CMP_EQ)
         cr = g->wait_value64(stream, (CUdeviceptr)sig, value, CU_STREAM_WAIT_VALUE_EQ);

@@ -61,29 +61,13 @@ static int shoal__lock_check(shoal_t sh, const char *call, long *lock)
  * a copy from a GPU heap) rather than with an atomic that travels. */
 static int shoal__lock_read_mine(shoal_t sh, const char *call, long *lock, uint32_t *mine_p)
 {
-    uint32_t any = 0;
-    int flag;
-    shoal__wait_spec_t w = {.ivars = shoal__lock_mine(lock),
-                            .nelems = 1,
-                            .size = 4,
-                            .cmp = SHOAL_CMP_GE,
-                            .values = &any,
-                            .kind = SHOAL__WAIT_ALL,
-                            .block = false};
-    return shoal__wait_until(sh, call, &w, &flag, NULL, NULL, NULL, mine_p);
+    return shoal__wait_word(sh, call, shoal__lock_mine(lock), 4, 0, NULL, false, mine_p);
 }
 
 /* Wait until this PE's mine <cmp> value; a timeout names the lock. */
 static int shoal__lock_wait(shoal_t sh, const char *call, long *lock, int cmp, uint32_t value, const char *why)
 {
-    shoal__wait_spec_t w = {.ivars = shoal__lock_mine(lock),
-                            .nelems = 1,
-                            .size = 4,
-                            .cmp = cmp,
-                            .values = &value,
-                            .kind = SHOAL__WAIT_ALL,
-                            .block = true};
-    int rc = shoal__wait_until(sh, call, &w, NULL, NULL, NULL, NULL, NULL);
+    int rc = shoal__wait_word(sh, call, shoal__lock_mine(lock), 4, cmp, &value, true, NULL);
 
     if (rc == SHOAL_ERR_TIMEOUT) {
         /* The wait's own message says how long and what it saw; it is
@@ -98,18 +82,30 @@ static int shoal__lock_wait(shoal_t sh, const char *call, long *lock, int cmp, u
     return rc;
 }
 
+/* Before set_lock and test_lock: a lock this PE can ask for (checked, not
+ * held here already), and mine cleared for the queue. */
+static int shoal__lock_join(shoal_t sh, const char *call, long *lock)
+{
+    uint32_t mine;
+    int rc;
+
+    SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
+    SHOAL__TRY(rc, out, shoal__lock_read_mine(sh, call, lock, &mine));
+    if (mine & SHOAL__LOCK_HELD)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "this PE already holds the lock at heap offset %zu (locks do not nest)",
+                            (size_t)((char *)lock - sh->heap_base));
+    rc = shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_SWAP, 0, 0, &mine);
+out:
+    return rc;
+}
+
 int shoal__set_lock(shoal_t sh, const char *call, long *lock)
 {
     uint32_t me = (uint32_t)sh->my_pe + 1, old;
     int rc;
 
-    SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
-    SHOAL__TRY(rc, out, shoal__lock_read_mine(sh, call, lock, &old));
-    if (old & SHOAL__LOCK_HELD)
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                            "this PE already holds the lock at heap offset %zu (locks do not nest)",
-                            (size_t)((char *)lock - sh->heap_base));
-    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_SWAP, 0, 0, &old));
+    SHOAL__TRY(rc, out, shoal__lock_join(sh, call, lock));
     SHOAL__TRY(rc, out,
                shoal__lock_amo(sh, call, shoal__lock_tail(lock), SHOAL__LOCK_HOME, SHOAL__AMO_SWAP, me, 0, &old));
     if (old != 0) {
@@ -129,14 +125,8 @@ int shoal__test_lock(shoal_t sh, const char *call, long *lock, int *got_p)
     int rc;
 
     if (got_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "got_p is NULL");
-    SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
-    SHOAL__TRY(rc, out, shoal__lock_read_mine(sh, call, lock, &old));
-    if (old & SHOAL__LOCK_HELD)
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                            "this PE already holds the lock at heap offset %zu (locks do not nest)",
-                            (size_t)((char *)lock - sh->heap_base));
+    SHOAL__TRY(rc, out, shoal__lock_join(sh, call, lock));
     *got_p = 0;
-    SHOAL__TRY(rc, out, shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_SWAP, 0, 0, &old));
     SHOAL__TRY(rc, out,
                shoal__lock_amo(sh, call, shoal__lock_tail(lock), SHOAL__LOCK_HOME, SHOAL__AMO_CSWAP, me, 0, &old));
     if (old == 0)

@@ -80,6 +80,11 @@ typedef struct shoal__wait_spec {
 } shoal__wait_spec_t;
 SHOAL__HIDDEN int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w, int *flag_p,
                                     size_t *index_p, size_t *indices, size_t *count_p, void *seen_p);
+/* One unsigned word of size bytes at word (this PE's heap): wait until
+ * word <cmp> *value (block), or only read it (!block, no comparison);
+ * seen_p (may be NULL): the value read last. */
+SHOAL__HIDDEN int shoal__wait_word(shoal_t sh, const char *call, const void *word, size_t size, int cmp,
+                                   const void *value, bool block, void *seen_p);
 
 /* Locks (runtime/lock.c). */
 SHOAL__HIDDEN int shoal__set_lock(shoal_t sh, const char *call, long *lock);

@@ -250,3 +250,18 @@ int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w,
     shoal__thread_leave(sd, false, held);
     return rc;
 }
+
+int shoal__wait_word(shoal_t sh, const char *call, const void *word, size_t size, int cmp, const void *value,
+                     bool block, void *seen_p)
+{
+    static const uint64_t zero = 0;
+    int flag;
+    shoal__wait_spec_t w = {.ivars = word,
+                            .nelems = 1,
+                            .size = size,
+                            .cmp = block ? cmp : SHOAL_CMP_GE, /* a read: >= 0 holds for any unsigned word */
+                            .values = block ? value : &zero,
+                            .kind = SHOAL__WAIT_ALL,
+                            .block = block};
+    return shoal__wait_until(sh, call, &w, &flag, NULL, NULL, NULL, seen_p);
+}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gpu_amo.h"
+#include "shoal_device.cuh" /* the comparisons of wait_until, as kernels make them */
 
 template <typename T> static __device__ T amo_apply(T *word, const shoal__amo_t &a)
 {
@@ -41,25 +42,13 @@ static __global__ void amo_kernel(void *word, shoal__amo_t a, void *result)
     __threadfence_system();
 }
 
-template <typename T> static __device__ bool wait_holds(T v, int cmp, T value)
-{
-    switch (cmp) {
-    case 0: return v == value; /* SHOAL_CMP_EQ ... SHOAL_CMP_LE, api/shoal.h */
-    case 1: return v != value;
-    case 2: return v > value;
-    case 3: return v >= value;
-    case 4: return v < value;
-    default: return v <= value;
-    }
-}
-
 /* Spin (with short sleeps, leaving the SM's issue slots to others) until
  * the word satisfies cmp; acquire, so the stream's later work sees what
  * the writer stored before it. */
 static __global__ void wait_kernel(const uint64_t *word, int cmp, uint64_t value)
 {
     cuda::atomic_ref<uint64_t, cuda::thread_scope_system> w(*(uint64_t *)word);
-    while (!wait_holds(w.load(cuda::memory_order_acquire), cmp, value)) __nanosleep(256);
+    while (!shoal__dev_compare<uint64_t>(w.load(cuda::memory_order_acquire), cmp, value)) __nanosleep(256);
 }
 
 extern "C" cudaError_t shoal__gpu_amo_launch(cudaStream_t stream, void *word, const shoal__amo_t *a, void *result)
