@@ -419,6 +419,145 @@ SHOAL_EXPORT int shoal_set_lock(shoal_t sh, long *lock);
 SHOAL_EXPORT int shoal_test_lock(shoal_t sh, long *lock, int *got_p);
 SHOAL_EXPORT int shoal_clear_lock(shoal_t sh, long *lock);
 
+/* ------------------------------------------------------------------------
+ * Teams: ordered subsets of an instance's PEs that collectives run on
+ * (OpenSHMEM 1.5 teams). A team's PEs are numbered 0 .. n-1 in the order of
+ * their PEs in the parent. shoal_team_world (every PE) and shoal_team_node
+ * (the PEs of this PE's node: shared memory, or a SHOAL_NODE_SIZE block)
+ * exist from shoal_init to shoal_finalize and are never destroyed. Splits
+ * are collective over the parent: every parent PE calls with the same
+ * arguments (else SHOAL_ERR_NOT_SYMMETRIC on every PE, naming the PEs and
+ * what each passed); a PE outside the new team gets SHOAL_TEAM_INVALID
+ * (and SHOAL_SUCCESS). At most SHOAL_TEAM_MAX teams, world and node
+ * included, exist on a PE at once. A team lives until shoal_team_destroy
+ * (collective over the team) or shoal_finalize. Calls on an invalid team
+ * return SHOAL_ERR_INVALID_ARG (-1, as OpenSHMEM's my_pe and n_pes do). */
+typedef struct shoal_team *shoal_team_t;
+#define SHOAL_TEAM_INVALID ((shoal_team_t)0)
+#define SHOAL_TEAM_MAX 64
+
+SHOAL_EXPORT shoal_team_t shoal_team_world(shoal_t sh);
+SHOAL_EXPORT shoal_team_t shoal_team_node(shoal_t sh);
+/* This PE's number in team, and the team's size. */
+SHOAL_EXPORT int shoal_team_my_pe(shoal_team_t team);
+SHOAL_EXPORT int shoal_team_n_pes(shoal_team_t team);
+/* The number in dest_team of src_team's PE pe, or -1 where it is not a
+ * member (or an argument is invalid). */
+SHOAL_EXPORT int shoal_team_translate_pe(shoal_team_t src_team, int pe, shoal_team_t dest_team);
+/* The instance a team belongs to (NULL for an invalid team). */
+SHOAL_EXPORT shoal_t shoal_team_instance(shoal_team_t team);
+/* The parent's PEs start, start + stride, ... (size of them; stride may be
+ * negative, not 0 unless size is 1). */
+SHOAL_EXPORT int shoal_team_split_strided(shoal_team_t parent, int start, int stride, int size, shoal_team_t *new_p);
+/* The parent as a grid of rows of xrange PEs (the last row may be short):
+ * *xteam_p gets this PE's row, *yteam_p its column. */
+SHOAL_EXPORT int shoal_team_split_2d(shoal_team_t parent, int xrange, shoal_team_t *xteam_p, shoal_team_t *yteam_p);
+/* Collective over the team: every member arrives (no completion of
+ * outstanding operations). */
+SHOAL_EXPORT int shoal_team_sync(shoal_team_t team);
+/* Collective over the team: quiet, every member arrives, every put of the
+ * members before it is visible after it. */
+SHOAL_EXPORT int shoal_team_barrier(shoal_team_t team);
+/* Collective over the team; world and node refuse (SHOAL_ERR_INVALID_ARG). */
+SHOAL_EXPORT int shoal_team_destroy(shoal_team_t team);
+
+/* ------------------------------------------------------------------------
+ * Collectives on a team (OpenSHMEM 1.5 team-based collectives). Every
+ * member calls with the same counts, root, type and op (else
+ * SHOAL_ERR_NOT_SYMMETRIC on every member, naming the PEs and what each
+ * passed; dest is then undefined) and dest and src symmetric: allocated with
+ * shoal_malloc, the same allocation on every member. They return when this
+ * PE's dest holds the result and src may be reused. dest of broadcast,
+ * collect, fcollect and alltoall(s) must not be in use on any member when
+ * the first member enters (puts may reach it before its owner enters the
+ * call), and must not overlap src. Sizes of 0 are allowed (the members still
+ * meet).
+ *   broadcast  nelems elements of root's src (root: a team PE number) into
+ *              every member's dest, root's own included
+ *   collect    every member's src (its own nelems; they may differ) into
+ *              dest, in team order
+ *   fcollect   the same with one nelems for all
+ *   alltoall   block j (nelems elements) of member i's src into block i of
+ *              member j's dest
+ *   alltoalls  the same with element strides: element k of a block at
+ *              k * sst in src and k * dst in dest (strides at least 1)
+ *   <op>_reduce  element-wise reduction of every member's src (nreduce
+ *              elements) into every member's dest; dest may equal src
+ *              (in place) but not overlap it otherwise. */
+#define SHOAL__COLL_DECL(T, N)                                                                                         \
+    SHOAL_EXPORT int shoal_##N##_broadcast(shoal_team_t team, T *dest, const T *src, size_t nelems, int root);         \
+    SHOAL_EXPORT int shoal_##N##_collect(shoal_team_t team, T *dest, const T *src, size_t nelems);                     \
+    SHOAL_EXPORT int shoal_##N##_fcollect(shoal_team_t team, T *dest, const T *src, size_t nelems);                    \
+    SHOAL_EXPORT int shoal_##N##_alltoall(shoal_team_t team, T *dest, const T *src, size_t nelems);                    \
+    SHOAL_EXPORT int shoal_##N##_alltoalls(shoal_team_t team, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst,     \
+                                           size_t nelems);
+SHOAL_RMA_TYPES(SHOAL__COLL_DECL)
+#undef SHOAL__COLL_DECL
+/* The same on bytes. */
+SHOAL_EXPORT int shoal_broadcastmem(shoal_team_t team, void *dest, const void *src, size_t nbytes, int root);
+SHOAL_EXPORT int shoal_collectmem(shoal_team_t team, void *dest, const void *src, size_t nbytes);
+SHOAL_EXPORT int shoal_fcollectmem(shoal_team_t team, void *dest, const void *src, size_t nbytes);
+SHOAL_EXPORT int shoal_alltoallmem(shoal_team_t team, void *dest, const void *src, size_t nbytes);
+SHOAL_EXPORT int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                    size_t nbytes);
+
+/* Reduction types (OpenSHMEM 1.5): X(TYPE, NAME). and, or, xor: */
+#define SHOAL_REDUCE_BITWISE_TYPES(X)                                                                                  \
+    X(unsigned char, uchar)                                                                                            \
+    X(unsigned short, ushort)                                                                                          \
+    X(unsigned int, uint)                                                                                              \
+    X(unsigned long, ulong)                                                                                            \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int8_t, int8)                                                                                                    \
+    X(int16_t, int16)                                                                                                  \
+    X(int32_t, int32)                                                                                                  \
+    X(int64_t, int64)                                                                                                  \
+    X(uint8_t, uint8)                                                                                                  \
+    X(uint16_t, uint16)                                                                                                \
+    X(uint32_t, uint32)                                                                                                \
+    X(uint64_t, uint64)                                                                                                \
+    X(size_t, size)
+/* min, max, sum, prod: */
+#define SHOAL_REDUCE_ARITH_TYPES(X)                                                                                    \
+    X(char, char)                                                                                                      \
+    X(signed char, schar)                                                                                              \
+    X(short, short)                                                                                                    \
+    X(int, int)                                                                                                        \
+    X(long, long)                                                                                                      \
+    X(long long, longlong)                                                                                             \
+    X(ptrdiff_t, ptrdiff)                                                                                              \
+    SHOAL_REDUCE_BITWISE_TYPES(X)                                                                                      \
+    X(float, float)                                                                                                    \
+    X(double, double)                                                                                                  \
+    X(long double, longdouble)
+/* sum and prod also (C only: C++ has no _Complex): */
+#define SHOAL_REDUCE_COMPLEX_TYPES(X)                                                                                  \
+    X(double _Complex, complexd)                                                                                       \
+    X(float _Complex, complexf)
+
+/* Reduction operators: X(NAME). */
+#define SHOAL_REDUCE_BITWISE_OPS(X) X(and) X(or) X(xor)
+#define SHOAL_REDUCE_ARITH_OPS(X) X(min) X(max) X(sum) X(prod)
+#define SHOAL_REDUCE_COMPLEX_OPS(X) X(sum) X(prod)
+
+#define SHOAL__REDUCE_DECL1(T, N, OP)                                                                                  \
+    SHOAL_EXPORT int shoal_##N##_##OP##_reduce(shoal_team_t team, T *dest, const T *src, size_t nreduce);
+#define SHOAL__REDUCE_BIT_DECL(T, N)                                                                                   \
+    SHOAL__REDUCE_DECL1(T, N, and) SHOAL__REDUCE_DECL1(T, N, or) SHOAL__REDUCE_DECL1(T, N, xor)
+#define SHOAL__REDUCE_ARITH_DECL(T, N)                                                                                 \
+    SHOAL__REDUCE_DECL1(T, N, min)                                                                                     \
+    SHOAL__REDUCE_DECL1(T, N, max) SHOAL__REDUCE_DECL1(T, N, sum) SHOAL__REDUCE_DECL1(T, N, prod)
+#define SHOAL__REDUCE_CPLX_DECL(T, N) SHOAL__REDUCE_DECL1(T, N, sum) SHOAL__REDUCE_DECL1(T, N, prod)
+SHOAL_REDUCE_BITWISE_TYPES(SHOAL__REDUCE_BIT_DECL)
+SHOAL_REDUCE_ARITH_TYPES(SHOAL__REDUCE_ARITH_DECL)
+#ifndef __cplusplus
+SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__REDUCE_CPLX_DECL)
+#endif
+#undef SHOAL__REDUCE_BIT_DECL
+#undef SHOAL__REDUCE_ARITH_DECL
+#undef SHOAL__REDUCE_CPLX_DECL
+#undef SHOAL__REDUCE_DECL1
+
 /* Names a status ("SHOAL_ERR_TIMEOUT: timed out waiting for other PEs"). */
 SHOAL_EXPORT const char *shoal_strerror(int status);
 /* The last error on this instance (or, for NULL, the last error of a call

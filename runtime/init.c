@@ -8,7 +8,7 @@
 
 #include "shoal_env.h"
 #include "shoal_heap.h"
-#include "shoal_instance.h"
+#include "shoal_team.h"
 #include "transport/transport.h"
 
 /* Every PE must agree on the heap: same size, same kind. Names the outliers. */
@@ -281,6 +281,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     SHOAL__PHASE(rc);
     SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
     SHOAL__PHASE(shoal__transports_setup(sh));
+    SHOAL__PHASE(shoal__teams_create(sh));
 
     SHOAL__PHASE(shoal__registry_hook(sh));
     shoal__registry_add(sh, reg);

@@ -1,10 +1,12 @@
 /* A node's PEs: splitting the communicator into nodes (shared memory, or
  * SHOAL_NODE_SIZE blocks), their leaders, and the node's control window:
  * the control block the rendezvous runs on, then each PE's description of
- * its heap, which the heaps and transports of the node read. */
+ * its heap, which the heaps and transports of the node read, then the
+ * teams' slots (runtime/shoal_team.h). */
 #include <stdlib.h>
+#include <string.h>
 
-#include "shoal_instance.h"
+#include "shoal_team.h"
 
 /* Split comm into nodes: PEs sharing memory, cut into blocks of node_size
  * consecutive ranks when SHOAL_NODE_SIZE asks for it. */
@@ -76,7 +78,8 @@ int shoal__ctrl_create(shoal_t sh)
     MPI_Aint size = 0;
     int disp = 0, rc = SHOAL_SUCCESS;
     void *base = NULL;
-    size_t bytes = shoal__node_ctrl_bytes(sh) + (size_t)sh->node_size * sizeof(shoal__heap_desc_t);
+    size_t bytes = shoal__node_ctrl_bytes(sh) + (size_t)sh->node_size * sizeof(shoal__heap_desc_t) +
+                   shoal__team_slots_bytes(sh);
 
     SHOAL__MPI_TRY(sh, call, rc, out,
                    MPI_Win_allocate_shared(sh->node_rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, sh->node_comm,
@@ -101,6 +104,7 @@ int shoal__ctrl_create(shoal_t sh)
             atomic_init(&sh->ctrl->slot[r].arg, 0);
             atomic_init(&sh->ctrl->slot[r].gone, 0);
         }
+        memset(shoal__team_slot(sh, 0, 0), 0, shoal__team_slots_bytes(sh));
     }
     /* Nobody touches the block before its owner initialized it. */
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Barrier(sh->node_comm));

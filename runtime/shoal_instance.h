@@ -71,6 +71,9 @@ struct shoal_instance {
 
     struct shoal_gpu *gpu; /* GPU heap state, or NULL */
 
+    struct shoal_team *teams; /* runtime/team.c: world, node, then the splits, oldest first */
+    uint64_t team_ids;        /* ids (bits) of the teams this PE is in */
+
     shoal__robust_t robust; /* runtime/robust.c (valid while robust.ready) */
 
     int keyval;    /* MPI_COMM_SELF attribute that finalizes us at MPI_Finalize */
