@@ -396,7 +396,7 @@ TOOL = 'topology/shoal-topo.c'
 lib_srcs = sources('api/*.c', 'runtime/*.c', 'runtime/transport/*.c', 'topology/*.c', exclude=(TOOL,))
 if nvcc:
     lib_srcs += sources('api/*.cu', 'runtime/*.cu', 'runtime/transport/*.cu', 'topology/*.cu')
-examples = sources('examples/*.c')
+examples = sources('examples/*.c', *(['examples/gpu/*.cu'] if nvcc else []))
 bench = sources('bench/*.c', *(['bench/*.cu'] if nvcc else []))
 # Every public header; the CUDA ones include shoal_device_types.h.
 headers = sorted(glob.glob('api/*.h') + glob.glob('api/*.cuh'))
@@ -585,7 +585,7 @@ n.build('run', 'script', implicit=example_outs + tool + sources('examples/run.sh
 n.line()
 
 n.comment('regeneration: configure.py, tests/TESTS, or a file added to or removed from a folder')
-folders = ['api', 'runtime', 'runtime/transport', 'topology', 'examples', 'examples/plugin',
+folders = ['api', 'runtime', 'runtime/transport', 'topology', 'examples', 'examples/plugin', 'examples/gpu',
            'bench', 'tests', 'tests/common'] + [os.path.dirname(t.source) for t in tests]
 # Folders by absolute path: 'tests', 'examples', 'bench' are also phony targets.
 folders = [os.path.join(SRCDIR, d) for d in dict.fromkeys(folders) if os.path.isdir(d)]

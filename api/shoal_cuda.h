@@ -83,6 +83,73 @@ SHOAL_EXPORT int shoal_signal_wait_until_on_stream(shoal_t sh, uint64_t *sig, in
 SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DECL)
 #undef SHOAL__TYPED_STREAM_DECL
 
+/* ------------------------------------------------------------------------
+ * Teams on streams and in kernels (GPU heaps). */
+
+/* Fill *team_p for kernels (shoal_device.cuh, shoal_dev_team_*):
+ * SHOAL_ERR_UNSUPPORTED (team_p->ok 0) where kernels cannot reach every
+ * member (another node, no peer access, more than SHOAL_DEVICE_TEAM_PES
+ * members, PEs not of the form start + i * stride). */
+SHOAL_EXPORT int shoal_team_device_get(shoal_team_t team, shoal_dev_team_t *team_p);
+
+/* The team's collectives (api/shoal.h, same arguments and rules) enqueued
+ * on stream: asynchronous to the host, ordered with the application's work
+ * on stream, capturable in a CUDA graph once the buffers exist. Where
+ * every member's GPU heap is mapped here (CUDA IPC: the PEs of a node) the
+ * members meet on the GPU: broadcast, fcollect, alltoall and the
+ * reductions are kernels and copy-engine copies (README, "Collectives",
+ * says which when). Otherwise, and for collect and alltoalls, and for the
+ * types the GPU does not compute on (long double, complex), the host waits
+ * for stream and runs the host collective before returning. With
+ * SHOAL_CHECK basic or full (the default) the host also meets the members
+ * once per call to check that they made the same call (it does not wait
+ * for their streams); SHOAL_CHECK=off skips it. Members sharing a GPU
+ * without MPS meet through stream memory operations, which cannot be
+ * captured (SHOAL_ERR_UNSUPPORTED inside a capture). */
+SHOAL_EXPORT int shoal_team_barrier_on_stream(shoal_team_t team, cudaStream_t stream);
+#define SHOAL__COLL_STREAM_DECL(T, N)                                                                                  \
+    SHOAL_EXPORT int shoal_##N##_broadcast_on_stream(shoal_team_t team, T *dest, const T *src, size_t nelems,          \
+                                                     int root, cudaStream_t stream);                                   \
+    SHOAL_EXPORT int shoal_##N##_collect_on_stream(shoal_team_t team, T *dest, const T *src, size_t nelems,            \
+                                                   cudaStream_t stream);                                               \
+    SHOAL_EXPORT int shoal_##N##_fcollect_on_stream(shoal_team_t team, T *dest, const T *src, size_t nelems,           \
+                                                    cudaStream_t stream);                                              \
+    SHOAL_EXPORT int shoal_##N##_alltoall_on_stream(shoal_team_t team, T *dest, const T *src, size_t nelems,           \
+                                                    cudaStream_t stream);                                              \
+    SHOAL_EXPORT int shoal_##N##_alltoalls_on_stream(shoal_team_t team, T *dest, const T *src, ptrdiff_t dst,          \
+                                                     ptrdiff_t sst, size_t nelems, cudaStream_t stream);
+SHOAL_RMA_TYPES(SHOAL__COLL_STREAM_DECL)
+#undef SHOAL__COLL_STREAM_DECL
+SHOAL_EXPORT int shoal_broadcastmem_on_stream(shoal_team_t team, void *dest, const void *src, size_t nbytes, int root,
+                                              cudaStream_t stream);
+SHOAL_EXPORT int shoal_collectmem_on_stream(shoal_team_t team, void *dest, const void *src, size_t nbytes,
+                                            cudaStream_t stream);
+SHOAL_EXPORT int shoal_fcollectmem_on_stream(shoal_team_t team, void *dest, const void *src, size_t nbytes,
+                                             cudaStream_t stream);
+SHOAL_EXPORT int shoal_alltoallmem_on_stream(shoal_team_t team, void *dest, const void *src, size_t nbytes,
+                                             cudaStream_t stream);
+SHOAL_EXPORT int shoal_alltoallsmem_on_stream(shoal_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                                              ptrdiff_t sst, size_t nbytes, cudaStream_t stream);
+#define SHOAL__REDUCE_STREAM_DECL1(T, N, OP)                                                                           \
+    SHOAL_EXPORT int shoal_##N##_##OP##_reduce_on_stream(shoal_team_t team, T *dest, const T *src, size_t nreduce,     \
+                                                         cudaStream_t stream);
+#define SHOAL__REDUCE_STREAM_BIT(T, N)                                                                                 \
+    SHOAL__REDUCE_STREAM_DECL1(T, N, and) SHOAL__REDUCE_STREAM_DECL1(T, N, or) SHOAL__REDUCE_STREAM_DECL1(T, N, xor)
+#define SHOAL__REDUCE_STREAM_ARITH(T, N)                                                                               \
+    SHOAL__REDUCE_STREAM_DECL1(T, N, min)                                                                              \
+    SHOAL__REDUCE_STREAM_DECL1(T, N, max)                                                                              \
+    SHOAL__REDUCE_STREAM_DECL1(T, N, sum) SHOAL__REDUCE_STREAM_DECL1(T, N, prod)
+#define SHOAL__REDUCE_STREAM_CPLX(T, N) SHOAL__REDUCE_STREAM_DECL1(T, N, sum) SHOAL__REDUCE_STREAM_DECL1(T, N, prod)
+SHOAL_REDUCE_BITWISE_TYPES(SHOAL__REDUCE_STREAM_BIT)
+SHOAL_REDUCE_ARITH_TYPES(SHOAL__REDUCE_STREAM_ARITH)
+#ifndef __cplusplus
+SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__REDUCE_STREAM_CPLX)
+#endif
+#undef SHOAL__REDUCE_STREAM_BIT
+#undef SHOAL__REDUCE_STREAM_ARITH
+#undef SHOAL__REDUCE_STREAM_CPLX
+#undef SHOAL__REDUCE_STREAM_DECL1
+
 #ifdef __cplusplus
 }
 #endif

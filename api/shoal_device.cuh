@@ -816,6 +816,9 @@ static __device__ __forceinline__ int shoal_dev_barrier_all_grid(const shoal_dev
     return rc;
 }
 
+/* Teams: barriers and collectives in kernels. */
+#include "shoal_device_team.cuh"
+
 #pragma nv_diagnostic pop
 
 #endif /* SHOAL_DEVICE_CUH */

@@ -225,6 +225,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     shoal__env_for_init(sh, cfg, &env);
     sh->disabled = env.transport_disable;
     sh->p2p_level = (shoal_path_t)env.p2p_level;
+    sh->coll_algo = env.coll_algo;
     /* SHOAL_FAULT (a testing aid): this PE's first quiets fail. */
     if (env.fault.pe == sh->my_pe) sh->fault_quiets = env.fault.count;
 

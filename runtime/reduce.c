@@ -112,3 +112,17 @@ bool shoal__reduce_apply(int dtype, int op, void *acc, const void *in, size_t n)
     if (dtype <= SHOAL__DT_MEM || dtype >= SHOAL__DT_COUNT || shoal__apply[dtype] == NULL) return false;
     return shoal__apply[dtype](op, acc, in, n);
 }
+
+int shoal__dt_class(int dtype)
+{
+    switch (dtype) {
+    case SHOAL__DT_MEM: return SHOAL__DTC_MEM;
+    case SHOAL__DT_float:
+    case SHOAL__DT_double: return SHOAL__DTC_FLOAT;
+#define SHOAL__DT_SIGNEDNESS(T, N)                                                                                     \
+    case SHOAL__DT_##N: return (T)-1 > (T)0 ? SHOAL__DTC_UNSIGNED : SHOAL__DTC_SIGNED;
+        SHOAL__INT_TYPES(SHOAL__DT_SIGNEDNESS)
+#undef SHOAL__DT_SIGNEDNESS
+    default: return SHOAL__DTC_OTHER; /* long double, complex */
+    }
+}

@@ -83,6 +83,13 @@ typedef struct shoal__env_name {
       SHOAL__ENV_NAMES({"NVL", SHOAL_PATH_NVL}, {"PIX", SHOAL_PATH_PIX}, {"PXB", SHOAL_PATH_PXB},                      \
                        {"PHB", SHOAL_PATH_PHB}, {"NODE", SHOAL_PATH_NODE}, {"SYS", SHOAL_PATH_SYS}),                   \
       p2p_level, NULL, "worst GPU path `cuda_ipc` may use: `NVL`, `PIX`, `PXB`, `PHB`, `NODE`, `SYS`")                 \
+    X(COLL, ENUM, "auto",                                                                                              \
+      SHOAL__ENV_NAMES({"auto", SHOAL__COLL_ALGO_AUTO}, {"kernel", SHOAL__COLL_ALGO_KERNEL},                           \
+                       {"copy", SHOAL__COLL_ALGO_COPY}, {"transport", SHOAL__COLL_ALGO_TRANSPORT}),                    \
+      coll_algo, NULL,                                                                                                 \
+      "how team collectives move data (README, Collectives): `auto`; `kernel` (on GPU heaps, one kernel a call); "     \
+      "`copy` (on GPU heaps, copy engines and grids between barrier kernels); `transport` (the host, through each "    \
+      "pair's transport: no loads and stores into peers' heaps, no kernels)")                                          \
     X(TOPO_FILE, STRING, "", SHOAL__ENV_PARSER(shoal__env_parse_readable), topo_file, "a readable hwloc XML file",     \
       "hwloc XML to load instead of the live machine")                                                                 \
     X(NVML_LIBRARY, STRING, "", SHOAL__ENV_ANY, nvml_library, "the path of a library",                                 \
@@ -130,6 +137,7 @@ typedef struct shoal__settings {
     shoal_config_t cfg;                       /* HEAP_SIZE ... WAIT; cfg.env_error: the first invalid variable */
     unsigned transport_disable;               /* 1u << shoal_transport_id_t of each transport never to use */
     int p2p_level;                            /* a shoal_path_t */
+    int coll_algo;                            /* SHOAL__COLL_ALGO_* */
     char topo_file[SHOAL__ENV_STRING_MAX];    /* "": the live machine */
     char nvml_library[SHOAL__ENV_STRING_MAX]; /* "": libnvidia-ml.so.1 */
     int debug;                                /* SHOAL__LOG_* */

@@ -14,8 +14,10 @@
 
 /* Bytes behind each PE's heap for its control words: stream-barrier flags,
  * laid out as shoal_device_types.h says. */
-#define SHOAL__GPU_CTRL_BYTES ((size_t)64 << 10)
-_Static_assert((SHOAL_DEVICE_BARRIER_GEN + 1) * 4 <= (64 << 10), "control area too small");
+#define SHOAL__GPU_CTRL_BYTES ((size_t)(SHOAL_DEVICE_TEAM_BASE + SHOAL_DEVICE_TEAMS * SHOAL_DEVICE_TEAM_WORDS) * 4)
+_Static_assert((SHOAL_DEVICE_BARRIER_GEN + 1) <= SHOAL_DEVICE_TEAM_BASE, "control area too small");
+_Static_assert(SHOAL_DEVICE_TEAMS >= SHOAL_TEAM_MAX, "a team's words for every team id");
+_Static_assert(SHOAL_DEVICE_TEAM_GEN < SHOAL_DEVICE_TEAM_WORDS, "a team's words");
 #define SHOAL__GPU_MAX_FLAG_PES SHOAL_DEVICE_MAX_PES
 /* Fetching host atomics with _nbi outstanding at once; one more waits for them. */
 #define SHOAL__GPU_AMO_SLOTS 1024

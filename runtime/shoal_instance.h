@@ -20,6 +20,10 @@ struct shoal__tp_ops;
 
 struct shoal_gpu; /* runtime/gpu.c, CUDA builds only */
 
+/* SHOAL_COLL: how team collectives move data (runtime/team_coll.c,
+ * runtime/team_stream.c). */
+enum { SHOAL__COLL_ALGO_AUTO, SHOAL__COLL_ALGO_KERNEL, SHOAL__COLL_ALGO_COPY, SHOAL__COLL_ALGO_TRANSPORT };
+
 struct shoal_instance {
     uint32_t magic;
     int my_pe, n_pes;
@@ -29,6 +33,7 @@ struct shoal_instance {
     char heap_size_var[80];   /* the variable that sets the heap size: SHOAL_HEAP_SIZE or SHOAL_<NAME>_HEAP_SIZE */
     unsigned disabled;        /* SHOAL_TRANSPORT_DISABLE mask */
     shoal_path_t p2p_level;   /* SHOAL_P2P_LEVEL */
+    int coll_algo;            /* SHOAL_COLL: SHOAL__COLL_ALGO_* */
 
     MPI_Comm comm;        /* duplicate of the user's communicator */
     MPI_Comm node_comm;   /* PEs of my node */

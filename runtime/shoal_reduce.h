@@ -26,6 +26,9 @@ enum {
 SHOAL__HIDDEN const char *shoal__dt_name(int dtype);
 /* Bytes of an element (1 for bytes). */
 SHOAL__HIDDEN size_t shoal__dt_size(int dtype);
+/* What an element is: SHOAL__DTC_* (char by the platform's signedness). */
+enum { SHOAL__DTC_MEM, SHOAL__DTC_SIGNED, SHOAL__DTC_UNSIGNED, SHOAL__DTC_FLOAT, SHOAL__DTC_OTHER };
+SHOAL__HIDDEN int shoal__dt_class(int dtype);
 /* "sum", ...; "" for none. */
 SHOAL__HIDDEN const char *shoal__op_name(int op);
 /* acc[i] = acc[i] <op> in[i] for i < n (integers wrap, as two's

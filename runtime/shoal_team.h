@@ -4,6 +4,7 @@
 #ifndef SHOAL_TEAM_H
 #define SHOAL_TEAM_H
 
+#include "shoal_device_types.h"
 #include "shoal_instance.h"
 
 #define SHOAL__TEAM_MAGIC 0x7465616du /* "team" */
@@ -35,6 +36,7 @@ struct shoal_team {
     uint64_t gen;    /* meetings so far */
     uint32_t stream_gen; /* GPU stream barriers of this team so far */
     bool broken;     /* a meeting failed midway: the members are out of step */
+    int gpu_mode;    /* GPU heaps: 0 not decided yet, else SHOAL__TEAM_GPU_* (runtime/team_stream.c) */
     struct shoal_team *next; /* the instance's teams, oldest first */
 };
 
@@ -145,6 +147,11 @@ SHOAL__HIDDEN int shoal__coll_run_stream(shoal_team_t t, const char *call, const
 /* The host API's collective on a GPU heap: on the GPU (an internal stream,
  * waited for) where shoal__coll_run_stream can, else SHOAL__COLL_NOT_HERE. */
 SHOAL__HIDDEN int shoal__coll_run_gpu(shoal_team_t t, const char *call, const shoal__coll_args_t *a);
+/* The device team of t (shoal_team_device_get); SHOAL_ERR_UNSUPPORTED
+ * where kernels cannot reach every member (dt->ok 0). */
+SHOAL__HIDDEN int shoal__team_device_fill(shoal_team_t t, shoal_dev_team_t *dt);
+/* shoal_team_barrier_on_stream. */
+SHOAL__HIDDEN int shoal__team_barrier_on_stream(shoal_team_t t, const char *call, void *stream);
 /* The host waits for stream (its errors named as call's). */
 SHOAL__HIDDEN int shoal__team_stream_wait(shoal_team_t t, const char *call, void *stream);
 
@@ -162,6 +169,12 @@ SHOAL__HIDDEN int shoal__coll_alltoalls(shoal_team_t t, const char *call, int dt
                                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 SHOAL__HIDDEN int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *dest, const void *src,
                                      size_t nreduce);
+/* n * m bytes into *out, or an error where it overflows. */
+SHOAL__HIDDEN int shoal__coll_bytes(shoal_t sh, const char *call, size_t n, size_t m, size_t *out);
+/* dest (dbytes) and src (sbytes) symmetric on this PE and apart (or equal,
+ * where in_place_ok); a size of 0 skips its side. */
+SHOAL__HIDDEN int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t dbytes,
+                                    const void *src, size_t sbytes, bool in_place_ok);
 /* A collective's argument error on this PE: meet the members all the same,
  * marked failed, and return status with this PE's message. */
 SHOAL__HIDDEN int shoal__coll_fail(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b,

@@ -38,7 +38,7 @@ static int shoal__team_fill(shoal_t sh, struct shoal_team *t, const char *call)
     t->start = t->pes[0];
     t->stride = t->n_pes > 1 ? t->pes[1] - t->pes[0] : 0;
     t->strided = true;
-    t->ls_host = sh->heap_kind == SHOAL_HEAP_HOST;
+    t->ls_host = sh->heap_kind == SHOAL_HEAP_HOST && sh->coll_algo != SHOAL__COLL_ALGO_TRANSPORT;
     t->ls_gpu = sh->heap_kind == SHOAL_HEAP_GPU;
     t->n_nodes = 0;
     t->n_local = 0;

@@ -33,8 +33,7 @@ int shoal__coll_fail(shoal_team_t t, const char *call, uint32_t kind, uint64_t a
     return shoal__error(sh, status, NULL, "%s", saved);
 }
 
-/* n * m bytes without overflow, else an error naming what. */
-static int shoal__coll_bytes(shoal_t sh, const char *call, size_t n, size_t m, size_t *out)
+int shoal__coll_bytes(shoal_t sh, const char *call, size_t n, size_t m, size_t *out)
 {
     if (m != 0 && n > SIZE_MAX / m)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%zu elements of %zu bytes overflow size_t", n, m);
@@ -42,9 +41,8 @@ static int shoal__coll_bytes(shoal_t sh, const char *call, size_t n, size_t m, s
     return SHOAL_SUCCESS;
 }
 
-/* dest (dbytes) and src (sbytes) symmetric and apart. */
-static int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t dbytes, const void *src,
-                             size_t sbytes, bool in_place_ok)
+int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t dbytes, const void *src,
+                      size_t sbytes, bool in_place_ok)
 {
     shoal_t sh = t->sh;
     size_t off;

@@ -1,0 +1,322 @@
+/*
+ * shoal device API, teams: barriers and collectives of a team inside
+ * kernels, at warp and block scope. Included by shoal_device.cuh; the rules
+ * there hold (scopes, memory model, errors).
+ *
+ *     shoal_dev_team_t team;
+ *     shoal_team_device_get(shoal_team_node(sh), &team);   // shoal_cuda.h
+ *     kernel<<<1, 256>>>(dev, team, ...);
+ *
+ *     __global__ void kernel(shoal_device_t dev, shoal_dev_team_t team, float *x, float *sum)
+ *     {
+ *         shoal_dev_float_sum_reduce_block(dev, team, sum, x, n);
+ *     }
+ *
+ * One group per PE calls each collective, all its threads with the same
+ * arguments (a block for _block, a warp for _warp); every member's group
+ * must be running at the same time (kernels co-resident: PEs sharing a GPU
+ * need MPS). A team's collectives are called in the same order on every
+ * member, one at a time (never two groups of one PE in a collective of the
+ * same team at once). They return SHOAL_ERR_UNSUPPORTED at once, touching
+ * nothing, where a member is not load/store reachable (team.ok is 0). An
+ * argument error on one PE (a bad root, a range outside the heap) is
+ * returned there after it met the others in the closing barrier, so
+ * nobody waits for it; its part of the data is not moved.
+ *
+ *   barrier   every member arrives; the group's stores before it are
+ *             visible to every member after it
+ *   sync      the same (arrival is ordered with the group's stores anyway)
+ *   broadcast root's src (nelems) into every member's dest, root's included
+ *   fcollect  member i's src (nelems) into block i of every member's dest
+ *   alltoall  block j of member i's src into block i of member j's dest
+ *   <op>_reduce  element-wise over every member's src into every member's
+ *             dest (dest == src allowed): each member combines a share of
+ *             the elements from every member's src and stores the result
+ *             into every member's dest, between two barriers
+ * As on the host, dest of broadcast, fcollect and alltoall must not be in
+ * use on any member when the first member enters: its data may arrive
+ * before its owner enters the call.
+ *
+ * Types: SHOAL_DEV_COLL_TYPES below; and, or, xor for its integer types.
+ */
+#ifndef SHOAL_DEVICE_TEAM_CUH
+#define SHOAL_DEVICE_TEAM_CUH
+
+/* Element types of the device collectives: X(TYPE, NAME). */
+#define SHOAL_DEV_COLL_INT_TYPES(X)                                                                                    \
+    X(int, int)                                                                                                        \
+    X(long, long)                                                                                                      \
+    X(long long, longlong)                                                                                             \
+    X(unsigned int, uint)                                                                                              \
+    X(unsigned long, ulong)                                                                                            \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int8_t, int8)                                                                                                    \
+    X(int16_t, int16)                                                                                                  \
+    X(int32_t, int32)                                                                                                  \
+    X(int64_t, int64)                                                                                                  \
+    X(uint8_t, uint8)                                                                                                  \
+    X(uint16_t, uint16)                                                                                                \
+    X(uint32_t, uint32)                                                                                                \
+    X(uint64_t, uint64)                                                                                                \
+    X(size_t, size)                                                                                                    \
+    X(ptrdiff_t, ptrdiff)
+#define SHOAL_DEV_COLL_TYPES(X)                                                                                        \
+    SHOAL_DEV_COLL_INT_TYPES(X)                                                                                        \
+    X(float, float)                                                                                                    \
+    X(double, double)
+
+/* Member i's instance PE. */
+static __device__ __forceinline__ int shoal_dev_team_pe(const shoal_dev_team_t &team, int i)
+{
+    return team.start + i * team.stride;
+}
+
+/* The team's words in a control area. */
+static __device__ __forceinline__ unsigned int *shoal__dev_team_words(unsigned int *ctrl, int id)
+{
+    return ctrl + SHOAL_DEVICE_TEAM_BASE + (size_t)id * SHOAL_DEVICE_TEAM_WORDS;
+}
+
+template <int Scope> static __device__ __forceinline__ bool shoal__dev_sync_or(bool v)
+{
+    if (Scope == SHOAL__DEV_BLOCK) return __syncthreads_or(v) != 0;
+    if (Scope == SHOAL__DEV_WARP) {
+        unsigned n = shoal__dev_warp_size();
+        return __any_sync(n == 32 ? 0xffffffffu : (1u << n) - 1, v) != 0;
+    }
+    return v;
+}
+
+/* The members' meeting, by the threads of a group, each its share of the
+ * peers: a system fence (the group's stores before it, which the group's
+ * sync ordered, become visible everywhere), my generation into my flag at
+ * each peer, then a wait until each peer's flag here reached it. */
+template <int Scope>
+static __device__ __forceinline__ int shoal__dev_team_barrier(const shoal_device_t &dev, const shoal_dev_team_t &team)
+{
+    if (!team.ok) return SHOAL_ERR_UNSUPPORTED;
+    unsigned rank = shoal__dev_rank<Scope>(), size = shoal__dev_size<Scope>();
+    unsigned int *mine = shoal__dev_team_words(dev.ctrl, team.id);
+    int n = team.n_pes, me = team.my_pe;
+    bool late = false;
+    /* Read before the group meets: nobody of the group has written it since
+     * the last barrier's closing sync. */
+    unsigned gen = shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).load(cuda::memory_order_relaxed) + 1;
+
+    shoal__dev_sync<Scope>();
+    for (unsigned i = rank; i + 1 < (unsigned)n; i += size) {
+        int k = (me + 1 + (int)i) % n;
+        unsigned int *peer = shoal__dev_team_words(shoal__dev_peer_ctrl(dev, shoal_dev_team_pe(team, k)), team.id);
+        __threadfence_system();
+        shoal__dev_flag_ref(peer[SHOAL_DEVICE_TEAM_FLAGS + me]).store(gen, cuda::memory_order_relaxed);
+    }
+    for (unsigned i = rank; i + 1 < (unsigned)n && !late; i += size) {
+        int k = (me + 1 + (int)i) % n;
+        shoal__dev_flag_ref flag(mine[SHOAL_DEVICE_TEAM_FLAGS + k]);
+#if SHOAL_DEV_TIMEOUT_NS > 0
+        unsigned long long start = shoal__dev_now_ns();
+        for (unsigned spin = 1; (int)(flag.load(cuda::memory_order_acquire) - gen) < 0 && !late; spin++)
+            late = spin % 1024 == 0 && shoal__dev_now_ns() - start > (unsigned long long)(SHOAL_DEV_TIMEOUT_NS);
+#else
+        while ((int)(flag.load(cuda::memory_order_acquire) - gen) < 0) {
+        }
+#endif
+    }
+    if (rank == 0) shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).store(gen, cuda::memory_order_relaxed);
+    return shoal__dev_sync_or<Scope>(late) ? SHOAL_ERR_TIMEOUT : SHOAL_SUCCESS;
+}
+
+/* The address of my symmetric [p, p + n) on member k, or an error. */
+static __device__ __forceinline__ int shoal__dev_team_addr(const shoal_device_t &dev, const shoal_dev_team_t &team,
+                                                           const void *p, size_t n, int k, char **out)
+{
+    return shoal__dev_translate(dev, p, n, shoal_dev_team_pe(team, k), out);
+}
+
+/* Data phases: push copies, then the closing barrier. A local error still
+ * meets the others. */
+template <int Scope>
+static __device__ __forceinline__ int shoal__dev_team_push(const shoal_device_t &dev, const shoal_dev_team_t &team,
+                                                           int kind, void *dest, const void *src, size_t nbytes,
+                                                           int root)
+{
+    unsigned rank = shoal__dev_rank<Scope>(), size = shoal__dev_size<Scope>();
+    int n = team.n_pes, me = team.my_pe, rc = SHOAL_SUCCESS;
+
+    if (!team.ok) return SHOAL_ERR_UNSUPPORTED;
+    shoal__dev_sync<Scope>(); /* the group's writes to src, before the copies */
+    if (kind == 0 && (unsigned)root >= (unsigned)n) rc = SHOAL_ERR_INVALID_ARG;
+    for (int i = 0; i < n && rc == SHOAL_SUCCESS && nbytes > 0; i++) {
+        int k = (me + 1 + i) % n;
+        char *peer;
+        if (kind == 0) { /* broadcast */
+            if (me != root) break;
+            rc = shoal__dev_team_addr(dev, team, dest, nbytes, k, &peer);
+            if (rc == SHOAL_SUCCESS) shoal__dev_copy(peer, src, nbytes, rank, size);
+        } else if (kind == 1) { /* fcollect */
+            rc = shoal__dev_team_addr(dev, team, (char *)dest + (size_t)me * nbytes, nbytes, k, &peer);
+            if (rc == SHOAL_SUCCESS) shoal__dev_copy(peer, src, nbytes, rank, size);
+        } else { /* alltoall */
+            rc = shoal__dev_team_addr(dev, team, (char *)dest + (size_t)me * nbytes, nbytes, k, &peer);
+            if (rc == SHOAL_SUCCESS) shoal__dev_copy(peer, (const char *)src + (size_t)k * nbytes, nbytes, rank, size);
+        }
+    }
+    int brc = shoal__dev_team_barrier<Scope>(dev, team);
+    return rc != SHOAL_SUCCESS ? rc : brc;
+}
+
+/* Reduction operators. */
+struct shoal__dev_op_sum {
+    template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return a + b; }
+};
+struct shoal__dev_op_prod {
+    template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return a * b; }
+};
+struct shoal__dev_op_min {
+    template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return b < a ? b : a; }
+};
+struct shoal__dev_op_max {
+    template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return b > a ? b : a; }
+};
+struct shoal__dev_op_and {
+    template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return a & b; }
+};
+struct shoal__dev_op_or {
+    template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return a | b; }
+};
+struct shoal__dev_op_xor {
+    template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return a ^ b; }
+};
+
+/* My share of a reduction of n elements, by thread rank of size (of a
+ * group, or of a whole grid): every member's src combined, stored into
+ * every member's dest. Shares are multiples of 32 elements. src and dest
+ * checked by the caller. */
+template <typename T, typename Op>
+static __device__ __forceinline__ void shoal__dev_team_reduce_share(const shoal_device_t &dev,
+                                                                    const shoal_dev_team_t &team, T *dest,
+                                                                    const T *src, size_t n, size_t rank, size_t size)
+{
+    int np = team.n_pes;
+    size_t share = ((n + (size_t)np - 1) / (size_t)np + 31) / 32 * 32;
+    size_t lo = share * (size_t)team.my_pe, hi = lo + share < n ? lo + share : n;
+    size_t soff = (size_t)((const char *)src - dev.heap_base), doff = (size_t)((char *)dest - dev.heap_base);
+
+    for (size_t e = lo + rank; e < hi; e += size) {
+        T acc = ((const T *)(shoal__dev_peer_base(dev, shoal_dev_team_pe(team, 0)) + soff))[e];
+        for (int k = 1; k < np; k++)
+            acc = Op::apply(acc, ((const T *)(shoal__dev_peer_base(dev, shoal_dev_team_pe(team, k)) + soff))[e]);
+        for (int k = 0; k < np; k++) ((T *)(shoal__dev_peer_base(dev, shoal_dev_team_pe(team, k)) + doff))[e] = acc;
+    }
+}
+
+/* src and dest of a reduction inside the heap, apart or equal. */
+template <typename T>
+static __device__ __forceinline__ int shoal__dev_reduce_check(const shoal_device_t &dev, T *dest, const T *src,
+                                                              size_t n)
+{
+    char *p;
+    if (n > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;
+    int rc = shoal__dev_translate(dev, src, n * sizeof(T), dev.my_pe, &p);
+    if (rc == SHOAL_SUCCESS) rc = shoal__dev_translate(dev, dest, n * sizeof(T), dev.my_pe, &p);
+    if (rc == SHOAL_SUCCESS && dest != src && (const T *)dest < src + n && src < (const T *)dest + n)
+        rc = SHOAL_ERR_INVALID_ARG;
+    return rc;
+}
+
+template <int Scope, typename T, typename Op>
+static __device__ __forceinline__ int shoal__dev_team_reduce(const shoal_device_t &dev, const shoal_dev_team_t &team,
+                                                             T *dest, const T *src, size_t n)
+{
+    if (!team.ok) return SHOAL_ERR_UNSUPPORTED;
+    int rc = shoal__dev_reduce_check(dev, dest, src, n);
+    int brc = shoal__dev_team_barrier<Scope>(dev, team); /* every src ready */
+    if (rc == SHOAL_SUCCESS && brc == SHOAL_SUCCESS)
+        shoal__dev_team_reduce_share<T, Op>(dev, team, dest, src, n, shoal__dev_rank<Scope>(),
+                                            shoal__dev_size<Scope>());
+    int crc = shoal__dev_team_barrier<Scope>(dev, team); /* every dest written, every src read */
+    return rc != SHOAL_SUCCESS ? rc : brc != SHOAL_SUCCESS ? brc : crc;
+}
+
+#define SHOAL__DEV_TEAM_SCOPES(X) X(_warp, SHOAL__DEV_WARP) X(_block, SHOAL__DEV_BLOCK)
+
+#define SHOAL__DEV_TEAM_SYNC_DEF(SUFFIX, SCOPE)                                                                        \
+    static __device__ __forceinline__ int shoal_dev_team_barrier##SUFFIX(const shoal_device_t &dev,                    \
+                                                                         const shoal_dev_team_t &team)                 \
+    {                                                                                                                  \
+        return shoal__dev_team_barrier<SCOPE>(dev, team);                                                              \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_team_sync##SUFFIX(const shoal_device_t &dev,                       \
+                                                                      const shoal_dev_team_t &team)                    \
+    {                                                                                                                  \
+        return shoal__dev_team_barrier<SCOPE>(dev, team);                                                              \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_broadcastmem##SUFFIX(                                              \
+        const shoal_device_t &dev, const shoal_dev_team_t &team, void *dest, const void *src, size_t nbytes, int root) \
+    {                                                                                                                  \
+        return shoal__dev_team_push<SCOPE>(dev, team, 0, dest, src, nbytes, root);                                     \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_fcollectmem##SUFFIX(                                               \
+        const shoal_device_t &dev, const shoal_dev_team_t &team, void *dest, const void *src, size_t nbytes)           \
+    {                                                                                                                  \
+        return shoal__dev_team_push<SCOPE>(dev, team, 1, dest, src, nbytes, 0);                                        \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_alltoallmem##SUFFIX(                                               \
+        const shoal_device_t &dev, const shoal_dev_team_t &team, void *dest, const void *src, size_t nbytes)           \
+    {                                                                                                                  \
+        return shoal__dev_team_push<SCOPE>(dev, team, 2, dest, src, nbytes, 0);                                        \
+    }
+SHOAL__DEV_TEAM_SCOPES(SHOAL__DEV_TEAM_SYNC_DEF)
+#undef SHOAL__DEV_TEAM_SYNC_DEF
+
+#define SHOAL__DEV_REDUCE1(T, N, OP, SUFFIX, SCOPE)                                                                    \
+    static __device__ __forceinline__ int shoal_dev_##N##_##OP##_reduce##SUFFIX(                                       \
+        const shoal_device_t &dev, const shoal_dev_team_t &team, T *dest, const T *src, size_t nreduce)                \
+    {                                                                                                                  \
+        return shoal__dev_team_reduce<SCOPE, T, shoal__dev_op_##OP>(dev, team, dest, src, nreduce);                    \
+    }
+#define SHOAL__DEV_COLL_TYPED(T, N, SUFFIX, SCOPE)                                                                     \
+    static __device__ __forceinline__ int shoal_dev_##N##_broadcast##SUFFIX(                                           \
+        const shoal_device_t &dev, const shoal_dev_team_t &team, T *dest, const T *src, size_t nelems, int root)       \
+    {                                                                                                                  \
+        if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
+        return shoal__dev_team_push<SCOPE>(dev, team, 0, dest, src, nelems * sizeof(T), root);                         \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_fcollect##SUFFIX(                                            \
+        const shoal_device_t &dev, const shoal_dev_team_t &team, T *dest, const T *src, size_t nelems)                 \
+    {                                                                                                                  \
+        if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
+        return shoal__dev_team_push<SCOPE>(dev, team, 1, dest, src, nelems * sizeof(T), 0);                            \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_alltoall##SUFFIX(                                            \
+        const shoal_device_t &dev, const shoal_dev_team_t &team, T *dest, const T *src, size_t nelems)                 \
+    {                                                                                                                  \
+        if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
+        return shoal__dev_team_push<SCOPE>(dev, team, 2, dest, src, nelems * sizeof(T), 0);                            \
+    }                                                                                                                  \
+    SHOAL__DEV_REDUCE1(T, N, sum, SUFFIX, SCOPE)                                                                       \
+    SHOAL__DEV_REDUCE1(T, N, prod, SUFFIX, SCOPE)                                                                      \
+    SHOAL__DEV_REDUCE1(T, N, min, SUFFIX, SCOPE)                                                                       \
+    SHOAL__DEV_REDUCE1(T, N, max, SUFFIX, SCOPE)
+#define SHOAL__DEV_COLL_BITWISE(T, N, SUFFIX, SCOPE)                                                                   \
+    SHOAL__DEV_REDUCE1(T, N, and, SUFFIX, SCOPE)                                                                       \
+    SHOAL__DEV_REDUCE1(T, N, or, SUFFIX, SCOPE)                                                                        \
+    SHOAL__DEV_REDUCE1(T, N, xor, SUFFIX, SCOPE)
+#define SHOAL__DEV_COLL_WARP(T, N) SHOAL__DEV_COLL_TYPED(T, N, _warp, SHOAL__DEV_WARP)
+#define SHOAL__DEV_COLL_BLOCK(T, N) SHOAL__DEV_COLL_TYPED(T, N, _block, SHOAL__DEV_BLOCK)
+#define SHOAL__DEV_BIT_WARP(T, N) SHOAL__DEV_COLL_BITWISE(T, N, _warp, SHOAL__DEV_WARP)
+#define SHOAL__DEV_BIT_BLOCK(T, N) SHOAL__DEV_COLL_BITWISE(T, N, _block, SHOAL__DEV_BLOCK)
+SHOAL_DEV_COLL_TYPES(SHOAL__DEV_COLL_WARP)
+SHOAL_DEV_COLL_TYPES(SHOAL__DEV_COLL_BLOCK)
+SHOAL_DEV_COLL_INT_TYPES(SHOAL__DEV_BIT_WARP)
+SHOAL_DEV_COLL_INT_TYPES(SHOAL__DEV_BIT_BLOCK)
+#undef SHOAL__DEV_COLL_WARP
+#undef SHOAL__DEV_COLL_BLOCK
+#undef SHOAL__DEV_BIT_WARP
+#undef SHOAL__DEV_BIT_BLOCK
+#undef SHOAL__DEV_COLL_BITWISE
+#undef SHOAL__DEV_COLL_TYPED
+#undef SHOAL__DEV_REDUCE1
+#undef SHOAL__DEV_TEAM_SCOPES
+
+#endif /* SHOAL_DEVICE_TEAM_CUH */
