@@ -194,8 +194,8 @@ struct shoal__dev_op_xor {
  * checked by the caller. */
 template <typename T, typename Op>
 static __device__ __forceinline__ void shoal__dev_team_reduce_share(const shoal_device_t &dev,
-                                                                    const shoal_dev_team_t &team, T *dest,
-                                                                    const T *src, size_t n, size_t rank, size_t size)
+                                                                    const shoal_dev_team_t &team, T *dest, const T *src,
+                                                                    size_t n, size_t rank, size_t size)
 {
     int np = team.n_pes;
     size_t share = ((n + (size_t)np - 1) / (size_t)np + 31) / 32 * 32;
@@ -251,18 +251,21 @@ static __device__ __forceinline__ int shoal__dev_team_reduce(const shoal_device_
     {                                                                                                                  \
         return shoal__dev_team_barrier<SCOPE>(dev, team);                                                              \
     }                                                                                                                  \
-    static __device__ __forceinline__ int shoal_dev_broadcastmem##SUFFIX(                                              \
-        const shoal_device_t &dev, const shoal_dev_team_t &team, void *dest, const void *src, size_t nbytes, int root) \
+    static __device__ __forceinline__ int shoal_dev_broadcastmem##SUFFIX(const shoal_device_t &dev,                    \
+                                                                         const shoal_dev_team_t &team, void *dest,     \
+                                                                         const void *src, size_t nbytes, int root)     \
     {                                                                                                                  \
         return shoal__dev_team_push<SCOPE>(dev, team, 0, dest, src, nbytes, root);                                     \
     }                                                                                                                  \
-    static __device__ __forceinline__ int shoal_dev_fcollectmem##SUFFIX(                                               \
-        const shoal_device_t &dev, const shoal_dev_team_t &team, void *dest, const void *src, size_t nbytes)           \
+    static __device__ __forceinline__ int shoal_dev_fcollectmem##SUFFIX(const shoal_device_t &dev,                     \
+                                                                        const shoal_dev_team_t &team, void *dest,      \
+                                                                        const void *src, size_t nbytes)                \
     {                                                                                                                  \
         return shoal__dev_team_push<SCOPE>(dev, team, 1, dest, src, nbytes, 0);                                        \
     }                                                                                                                  \
-    static __device__ __forceinline__ int shoal_dev_alltoallmem##SUFFIX(                                               \
-        const shoal_device_t &dev, const shoal_dev_team_t &team, void *dest, const void *src, size_t nbytes)           \
+    static __device__ __forceinline__ int shoal_dev_alltoallmem##SUFFIX(const shoal_device_t &dev,                     \
+                                                                        const shoal_dev_team_t &team, void *dest,      \
+                                                                        const void *src, size_t nbytes)                \
     {                                                                                                                  \
         return shoal__dev_team_push<SCOPE>(dev, team, 2, dest, src, nbytes, 0);                                        \
     }
@@ -270,26 +273,30 @@ SHOAL__DEV_TEAM_SCOPES(SHOAL__DEV_TEAM_SYNC_DEF)
 #undef SHOAL__DEV_TEAM_SYNC_DEF
 
 #define SHOAL__DEV_REDUCE1(T, N, OP, SUFFIX, SCOPE)                                                                    \
-    static __device__ __forceinline__ int shoal_dev_##N##_##OP##_reduce##SUFFIX(                                       \
-        const shoal_device_t &dev, const shoal_dev_team_t &team, T *dest, const T *src, size_t nreduce)                \
+    static __device__ __forceinline__ int shoal_dev_##N##_##OP##_reduce##SUFFIX(const shoal_device_t &dev,             \
+                                                                                const shoal_dev_team_t &team, T *dest, \
+                                                                                const T *src, size_t nreduce)          \
     {                                                                                                                  \
         return shoal__dev_team_reduce<SCOPE, T, shoal__dev_op_##OP>(dev, team, dest, src, nreduce);                    \
     }
 #define SHOAL__DEV_COLL_TYPED(T, N, SUFFIX, SCOPE)                                                                     \
-    static __device__ __forceinline__ int shoal_dev_##N##_broadcast##SUFFIX(                                           \
-        const shoal_device_t &dev, const shoal_dev_team_t &team, T *dest, const T *src, size_t nelems, int root)       \
+    static __device__ __forceinline__ int shoal_dev_##N##_broadcast##SUFFIX(const shoal_device_t &dev,                 \
+                                                                            const shoal_dev_team_t &team, T *dest,     \
+                                                                            const T *src, size_t nelems, int root)     \
     {                                                                                                                  \
         if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
         return shoal__dev_team_push<SCOPE>(dev, team, 0, dest, src, nelems * sizeof(T), root);                         \
     }                                                                                                                  \
-    static __device__ __forceinline__ int shoal_dev_##N##_fcollect##SUFFIX(                                            \
-        const shoal_device_t &dev, const shoal_dev_team_t &team, T *dest, const T *src, size_t nelems)                 \
+    static __device__ __forceinline__ int shoal_dev_##N##_fcollect##SUFFIX(const shoal_device_t &dev,                  \
+                                                                           const shoal_dev_team_t &team, T *dest,      \
+                                                                           const T *src, size_t nelems)                \
     {                                                                                                                  \
         if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
         return shoal__dev_team_push<SCOPE>(dev, team, 1, dest, src, nelems * sizeof(T), 0);                            \
     }                                                                                                                  \
-    static __device__ __forceinline__ int shoal_dev_##N##_alltoall##SUFFIX(                                            \
-        const shoal_device_t &dev, const shoal_dev_team_t &team, T *dest, const T *src, size_t nelems)                 \
+    static __device__ __forceinline__ int shoal_dev_##N##_alltoall##SUFFIX(const shoal_device_t &dev,                  \
+                                                                           const shoal_dev_team_t &team, T *dest,      \
+                                                                           const T *src, size_t nelems)                \
     {                                                                                                                  \
         if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
         return shoal__dev_team_push<SCOPE>(dev, team, 2, dest, src, nelems * sizeof(T), 0);                            \

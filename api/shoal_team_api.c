@@ -89,36 +89,50 @@ static int shoal__coll_api(shoal_team_t t, const char *call, const shoal__coll_a
 #define SHOAL__COLL_DEF(T, N)                                                                                          \
     int shoal_##N##_broadcast(shoal_team_t team, T *dest, const T *src, size_t nelems, int root)                       \
     {                                                                                                                  \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_BCAST, .dt = SHOAL__DT_##N, .dest = dest, .src = src,                 \
-                                .nelems = nelems, .root = root};                                                       \
+        shoal__coll_args_t a =                                                                                         \
+            {.tc = SHOAL__TC_BCAST, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems, .root = root};    \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_broadcast");                                                             \
         return shoal__coll_api(team, "shoal_" #N "_broadcast", &a);                                                    \
     }                                                                                                                  \
     int shoal_##N##_collect(shoal_team_t team, T *dest, const T *src, size_t nelems)                                   \
     {                                                                                                                  \
-        shoal__coll_args_t a = {                                                                                       \
-            .tc = SHOAL__TC_COLLECT, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems};                 \
+        shoal__coll_args_t a = {.tc = SHOAL__TC_COLLECT,                                                               \
+                                .dt = SHOAL__DT_##N,                                                                   \
+                                .dest = dest,                                                                          \
+                                .src = src,                                                                            \
+                                .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_collect");                                                               \
         return shoal__coll_api(team, "shoal_" #N "_collect", &a);                                                      \
     }                                                                                                                  \
     int shoal_##N##_fcollect(shoal_team_t team, T *dest, const T *src, size_t nelems)                                  \
     {                                                                                                                  \
-        shoal__coll_args_t a = {                                                                                       \
-            .tc = SHOAL__TC_FCOLLECT, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems};                \
+        shoal__coll_args_t a = {.tc = SHOAL__TC_FCOLLECT,                                                              \
+                                .dt = SHOAL__DT_##N,                                                                   \
+                                .dest = dest,                                                                          \
+                                .src = src,                                                                            \
+                                .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_fcollect");                                                              \
         return shoal__coll_api(team, "shoal_" #N "_fcollect", &a);                                                     \
     }                                                                                                                  \
     int shoal_##N##_alltoall(shoal_team_t team, T *dest, const T *src, size_t nelems)                                  \
     {                                                                                                                  \
-        shoal__coll_args_t a = {                                                                                       \
-            .tc = SHOAL__TC_ALLTOALL, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems};                \
+        shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALL,                                                              \
+                                .dt = SHOAL__DT_##N,                                                                   \
+                                .dest = dest,                                                                          \
+                                .src = src,                                                                            \
+                                .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_alltoall");                                                              \
         return shoal__coll_api(team, "shoal_" #N "_alltoall", &a);                                                     \
     }                                                                                                                  \
     int shoal_##N##_alltoalls(shoal_team_t team, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)   \
     {                                                                                                                  \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALLS, .dt = SHOAL__DT_##N, .dest = dest, .src = src,             \
-                                .nelems = nelems, .dst = dst, .sst = sst};                                             \
+        shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALLS,                                                             \
+                                .dt = SHOAL__DT_##N,                                                                   \
+                                .dest = dest,                                                                          \
+                                .src = src,                                                                            \
+                                .nelems = nelems,                                                                      \
+                                .dst = dst,                                                                            \
+                                .sst = sst};                                                                           \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_alltoalls");                                                             \
         return shoal__coll_api(team, "shoal_" #N "_alltoalls", &a);                                                    \
     }
@@ -155,8 +169,8 @@ int shoal_alltoallmem(shoal_team_t team, void *dest, const void *src, size_t nby
 
 int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nbytes)
 {
-    shoal__coll_args_t a = {
-        .tc = SHOAL__TC_ALLTOALLS, .dest = dest, .src = src, .nelems = nbytes, .dst = dst, .sst = sst};
+    shoal__coll_args_t a =
+        {.tc = SHOAL__TC_ALLTOALLS, .dest = dest, .src = src, .nelems = nbytes, .dst = dst, .sst = sst};
     SHOAL__TEAM_ENTER(team, "shoal_alltoallsmem");
     return shoal__coll_api(team, "shoal_alltoallsmem", &a);
 }
@@ -173,7 +187,8 @@ int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *src, ptrdiff_t
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_" #OP "_reduce");                                                        \
         return shoal__coll_api(team, "shoal_" #N "_" #OP "_reduce", &a);                                               \
     }
-#define SHOAL__REDUCE_BIT_DEF(T, N) SHOAL__REDUCE_DEF1(T, N, and) SHOAL__REDUCE_DEF1(T, N, or) SHOAL__REDUCE_DEF1(T, N, xor)
+#define SHOAL__REDUCE_BIT_DEF(T, N)                                                                                    \
+    SHOAL__REDUCE_DEF1(T, N, and) SHOAL__REDUCE_DEF1(T, N, or) SHOAL__REDUCE_DEF1(T, N, xor)
 #define SHOAL__REDUCE_ARITH_DEF(T, N)                                                                                  \
     SHOAL__REDUCE_DEF1(T, N, min)                                                                                      \
     SHOAL__REDUCE_DEF1(T, N, max) SHOAL__REDUCE_DEF1(T, N, sum) SHOAL__REDUCE_DEF1(T, N, prod)

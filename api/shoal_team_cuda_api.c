@@ -10,8 +10,7 @@
 int shoal_team_device_get(shoal_team_t team, shoal_dev_team_t *team_p)
 {
     SHOAL__TEAM_ENTER(team, "shoal_team_device_get");
-    if (team_p == NULL)
-        return shoal__error(team->sh, SHOAL_ERR_INVALID_ARG, "shoal_team_device_get", "team_p is NULL");
+    if (team_p == NULL) return shoal__error(team->sh, SHOAL_ERR_INVALID_ARG, "shoal_team_device_get", "team_p is NULL");
     return shoal__team_device_fill(team, team_p);
 }
 
@@ -27,8 +26,7 @@ static int shoal__coll_stream_api(shoal_team_t t, const char *call, const shoal_
     int rc = shoal__coll_run_stream(t, call, a, stream);
     if (rc != SHOAL__COLL_NOT_HERE) return rc;
     rc = shoal__team_stream_wait(t, call, stream);
-    if (rc != SHOAL_SUCCESS)
-        return shoal__coll_fail(t, call, SHOAL__TC_KIND(a->tc, a->dt, a->op), a->nelems, 0, rc);
+    if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, SHOAL__TC_KIND(a->tc, a->dt, a->op), a->nelems, 0, rc);
     return shoal__coll_run_host(t, call, a);
 }
 
@@ -36,37 +34,51 @@ static int shoal__coll_stream_api(shoal_team_t t, const char *call, const shoal_
     int shoal_##N##_broadcast_on_stream(shoal_team_t team, T *dest, const T *src, size_t nelems, int root,             \
                                         cudaStream_t stream)                                                           \
     {                                                                                                                  \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_BCAST, .dt = SHOAL__DT_##N, .dest = dest, .src = src,                 \
-                                .nelems = nelems, .root = root};                                                       \
+        shoal__coll_args_t a =                                                                                         \
+            {.tc = SHOAL__TC_BCAST, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems, .root = root};    \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_broadcast_on_stream");                                                   \
         return shoal__coll_stream_api(team, "shoal_" #N "_broadcast_on_stream", &a, stream);                           \
     }                                                                                                                  \
     int shoal_##N##_collect_on_stream(shoal_team_t team, T *dest, const T *src, size_t nelems, cudaStream_t stream)    \
     {                                                                                                                  \
-        shoal__coll_args_t a = {                                                                                       \
-            .tc = SHOAL__TC_COLLECT, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems};                 \
+        shoal__coll_args_t a = {.tc = SHOAL__TC_COLLECT,                                                               \
+                                .dt = SHOAL__DT_##N,                                                                   \
+                                .dest = dest,                                                                          \
+                                .src = src,                                                                            \
+                                .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_collect_on_stream");                                                     \
         return shoal__coll_stream_api(team, "shoal_" #N "_collect_on_stream", &a, stream);                             \
     }                                                                                                                  \
     int shoal_##N##_fcollect_on_stream(shoal_team_t team, T *dest, const T *src, size_t nelems, cudaStream_t stream)   \
     {                                                                                                                  \
-        shoal__coll_args_t a = {                                                                                       \
-            .tc = SHOAL__TC_FCOLLECT, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems};                \
+        shoal__coll_args_t a = {.tc = SHOAL__TC_FCOLLECT,                                                              \
+                                .dt = SHOAL__DT_##N,                                                                   \
+                                .dest = dest,                                                                          \
+                                .src = src,                                                                            \
+                                .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_fcollect_on_stream");                                                    \
         return shoal__coll_stream_api(team, "shoal_" #N "_fcollect_on_stream", &a, stream);                            \
     }                                                                                                                  \
     int shoal_##N##_alltoall_on_stream(shoal_team_t team, T *dest, const T *src, size_t nelems, cudaStream_t stream)   \
     {                                                                                                                  \
-        shoal__coll_args_t a = {                                                                                       \
-            .tc = SHOAL__TC_ALLTOALL, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems};                \
+        shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALL,                                                              \
+                                .dt = SHOAL__DT_##N,                                                                   \
+                                .dest = dest,                                                                          \
+                                .src = src,                                                                            \
+                                .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_alltoall_on_stream");                                                    \
         return shoal__coll_stream_api(team, "shoal_" #N "_alltoall_on_stream", &a, stream);                            \
     }                                                                                                                  \
     int shoal_##N##_alltoalls_on_stream(shoal_team_t team, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst,        \
                                         size_t nelems, cudaStream_t stream)                                            \
     {                                                                                                                  \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALLS, .dt = SHOAL__DT_##N, .dest = dest, .src = src,             \
-                                .nelems = nelems, .dst = dst, .sst = sst};                                             \
+        shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALLS,                                                             \
+                                .dt = SHOAL__DT_##N,                                                                   \
+                                .dest = dest,                                                                          \
+                                .src = src,                                                                            \
+                                .nelems = nelems,                                                                      \
+                                .dst = dst,                                                                            \
+                                .sst = sst};                                                                           \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_alltoalls_on_stream");                                                   \
         return shoal__coll_stream_api(team, "shoal_" #N "_alltoalls_on_stream", &a, stream);                           \
     }
@@ -97,8 +109,8 @@ int shoal_broadcastmem_on_stream(shoal_team_t team, void *dest, const void *src,
 int shoal_alltoallsmem_on_stream(shoal_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                                  size_t nbytes, cudaStream_t stream)
 {
-    shoal__coll_args_t a = {
-        .tc = SHOAL__TC_ALLTOALLS, .dest = dest, .src = src, .nelems = nbytes, .dst = dst, .sst = sst};
+    shoal__coll_args_t a =
+        {.tc = SHOAL__TC_ALLTOALLS, .dest = dest, .src = src, .nelems = nbytes, .dst = dst, .sst = sst};
     SHOAL__TEAM_ENTER(team, "shoal_alltoallsmem_on_stream");
     return shoal__coll_stream_api(team, "shoal_alltoallsmem_on_stream", &a, stream);
 }

@@ -78,8 +78,8 @@ int shoal__ctrl_create(shoal_t sh)
     MPI_Aint size = 0;
     int disp = 0, rc = SHOAL_SUCCESS;
     void *base = NULL;
-    size_t bytes = shoal__node_ctrl_bytes(sh) + (size_t)sh->node_size * sizeof(shoal__heap_desc_t) +
-                   shoal__team_slots_bytes(sh);
+    size_t bytes =
+        shoal__node_ctrl_bytes(sh) + (size_t)sh->node_size * sizeof(shoal__heap_desc_t) + shoal__team_slots_bytes(sh);
 
     SHOAL__MPI_TRY(sh, call, rc, out,
                    MPI_Win_allocate_shared(sh->node_rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, sh->node_comm,
@@ -132,4 +132,10 @@ int shoal__heap_desc_publish(shoal_t sh, const char *call)
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_sync(sh->ctrl_win));
 out:
     return rc;
+}
+
+shoal__team_slot_t *shoal__team_slot(shoal_t sh, int id, int node_rank)
+{
+    char *base = (char *)shoal__heap_desc(sh, sh->node_size); /* right after the heap records */
+    return (shoal__team_slot_t *)base + (size_t)id * (size_t)sh->node_size + (size_t)node_rank;
 }

@@ -6,29 +6,26 @@
 
 #include "shoal_reduce.h"
 
-static const char *const shoal__dt_names[SHOAL__DT_COUNT] = {
-    [SHOAL__DT_MEM] = "mem",
+static const char *const shoal__dt_names[SHOAL__DT_COUNT] = {[SHOAL__DT_MEM] = "mem",
 #define SHOAL__DT_NAME(T, N) [SHOAL__DT_##N] = #N,
-    SHOAL_RMA_TYPES(SHOAL__DT_NAME) SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__DT_NAME)
+                                                             SHOAL_RMA_TYPES(SHOAL__DT_NAME)
+                                                                 SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__DT_NAME)
 #undef SHOAL__DT_NAME
 };
-static const size_t shoal__dt_sizes[SHOAL__DT_COUNT] = {
-    [SHOAL__DT_MEM] = 1,
+static const size_t shoal__dt_sizes[SHOAL__DT_COUNT] = {[SHOAL__DT_MEM] = 1,
 #define SHOAL__DT_SIZE(T, N) [SHOAL__DT_##N] = sizeof(T),
-    SHOAL_RMA_TYPES(SHOAL__DT_SIZE) SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__DT_SIZE)
+                                                        SHOAL_RMA_TYPES(SHOAL__DT_SIZE)
+                                                            SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__DT_SIZE)
 #undef SHOAL__DT_SIZE
 };
-static const char *const shoal__op_names[SHOAL__OP_COUNT] = {
-    [SHOAL__OP_none] = "",
+static const char *const shoal__op_names[SHOAL__OP_COUNT] = {[SHOAL__OP_none] = "",
 #define SHOAL__OP_NAME(name) [SHOAL__OP_##name] = #name,
-    SHOAL_REDUCE_BITWISE_OPS(SHOAL__OP_NAME) SHOAL_REDUCE_ARITH_OPS(SHOAL__OP_NAME)
+                                                             SHOAL_REDUCE_BITWISE_OPS(SHOAL__OP_NAME)
+                                                                 SHOAL_REDUCE_ARITH_OPS(SHOAL__OP_NAME)
 #undef SHOAL__OP_NAME
 };
 
-const char *shoal__dt_name(int dtype)
-{
-    return dtype >= 0 && dtype < SHOAL__DT_COUNT ? shoal__dt_names[dtype] : "?";
-}
+const char *shoal__dt_name(int dtype) { return dtype >= 0 && dtype < SHOAL__DT_COUNT ? shoal__dt_names[dtype] : "?"; }
 size_t shoal__dt_size(int dtype) { return dtype >= 0 && dtype < SHOAL__DT_COUNT ? shoal__dt_sizes[dtype] : 1; }
 const char *shoal__op_name(int op) { return op >= 0 && op < SHOAL__OP_COUNT ? shoal__op_names[op] : "?"; }
 
@@ -39,12 +36,8 @@ const char *shoal__op_name(int op) { return op >= 0 && op < SHOAL__OP_COUNT ? sh
         for (size_t i = 0; i < n; i++) d[i] = (expr);                                                                  \
     } while (0)
 #define SHOAL__MINMAX_CASES(T)                                                                                         \
-    case SHOAL__OP_min:                                                                                                \
-        SHOAL__LOOP(T, s[i] < d[i] ? s[i] : d[i]);                                                                     \
-        return true;                                                                                                   \
-    case SHOAL__OP_max:                                                                                                \
-        SHOAL__LOOP(T, s[i] > d[i] ? s[i] : d[i]);                                                                     \
-        return true;
+    case SHOAL__OP_min: SHOAL__LOOP(T, s[i] < d[i] ? s[i] : d[i]); return true;                                        \
+    case SHOAL__OP_max: SHOAL__LOOP(T, s[i] > d[i] ? s[i] : d[i]); return true;
 
 /* Integer types: every operator. */
 #define SHOAL__APPLY_INT(T, N)                                                                                         \
@@ -53,7 +46,9 @@ const char *shoal__op_name(int op) { return op >= 0 && op < SHOAL__OP_COUNT ? sh
         switch (op) {                                                                                                  \
         case SHOAL__OP_and: SHOAL__LOOP(T, d[i] & s[i]); return true;                                                  \
         case SHOAL__OP_or: SHOAL__LOOP(T, d[i] | s[i]); return true;                                                   \
-        case SHOAL__OP_xor: SHOAL__LOOP(T, d[i] ^ s[i]); return true;                                                  \
+        case SHOAL__OP_xor:                                                                                            \
+            SHOAL__LOOP(T, d[i] ^ s[i]);                                                                               \
+            return true;                                                                                               \
             SHOAL__MINMAX_CASES(T)                                                                                     \
         case SHOAL__OP_sum: SHOAL__LOOP(T, (T)((uint64_t)d[i] + (uint64_t)s[i])); return true;                         \
         case SHOAL__OP_prod: SHOAL__LOOP(T, (T)((uint64_t)d[i] * (uint64_t)s[i])); return true;                        \
@@ -101,9 +96,8 @@ SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__APPLY_CPLX)
 typedef bool (*shoal__apply_fn)(int op, void *acc, const void *in, size_t n);
 static const shoal__apply_fn shoal__apply[SHOAL__DT_COUNT] = {
 #define SHOAL__APPLY_ENTRY(T, N) [SHOAL__DT_##N] = shoal__apply_##N,
-    SHOAL__INT_TYPES(SHOAL__APPLY_ENTRY) SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__APPLY_ENTRY)
-        SHOAL__APPLY_ENTRY(float, float) SHOAL__APPLY_ENTRY(double, double)
-            SHOAL__APPLY_ENTRY(long double, longdouble)
+    SHOAL__INT_TYPES(SHOAL__APPLY_ENTRY) SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__APPLY_ENTRY) SHOAL__APPLY_ENTRY(float, float)
+        SHOAL__APPLY_ENTRY(double, double) SHOAL__APPLY_ENTRY(long double, longdouble)
 #undef SHOAL__APPLY_ENTRY
 };
 

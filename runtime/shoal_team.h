@@ -17,26 +17,26 @@
 struct shoal_team {
     uint32_t magic;
     shoal_t sh;
-    int id;          /* 0 .. SHOAL_TEAM_MAX - 1 */
-    int my_pe;       /* this PE's number in the team */
-    int n_pes;       /* members */
-    int *pes;        /* instance PE of each member, in team order */
-    int start;       /* pes[i] == start + i * stride when strided */
-    int stride;      /* (0 for a team of one) */
-    bool strided;    /* the members are an arithmetic progression of PEs */
-    MPI_Comm comm;   /* the members (world's and node's are the instance's) */
-    bool owns_comm;  /* comm and leader_comm were made for this team */
-    MPI_Comm leader; /* the team's lowest member of each node, when it spans nodes; else MPI_COMM_NULL */
-    int n_nodes;     /* nodes the team spans */
-    int n_local;     /* members on this PE's node */
-    int *local;      /* their node ranks, in team order; local[0] leads them */
-    int *local_team; /* their team numbers */
-    bool ls_host;    /* every member's heap is host memory this PE loads and stores */
-    bool ls_gpu;     /* every member's heap is GPU memory mapped here (CUDA IPC) */
-    uint64_t gen;    /* meetings so far */
-    uint32_t stream_gen; /* GPU stream barriers of this team so far */
-    bool broken;     /* a meeting failed midway: the members are out of step */
-    int gpu_mode;    /* GPU heaps: 0 not decided yet, else SHOAL__TEAM_GPU_* (runtime/team_stream.c) */
+    int id;                  /* 0 .. SHOAL_TEAM_MAX - 1 */
+    int my_pe;               /* this PE's number in the team */
+    int n_pes;               /* members */
+    int *pes;                /* instance PE of each member, in team order */
+    int start;               /* pes[i] == start + i * stride when strided */
+    int stride;              /* (0 for a team of one) */
+    bool strided;            /* the members are an arithmetic progression of PEs */
+    MPI_Comm comm;           /* the members (world's and node's are the instance's) */
+    bool owns_comm;          /* comm and leader_comm were made for this team */
+    MPI_Comm leader;         /* the team's lowest member of each node, when it spans nodes; else MPI_COMM_NULL */
+    int n_nodes;             /* nodes the team spans */
+    int n_local;             /* members on this PE's node */
+    int *local;              /* their node ranks, in team order; local[0] leads them */
+    int *local_team;         /* their team numbers */
+    bool ls_host;            /* every member's heap is host memory this PE loads and stores */
+    bool ls_gpu;             /* every member's heap is GPU memory mapped here (CUDA IPC) */
+    uint64_t gen;            /* meetings so far */
+    uint32_t stream_gen;     /* GPU stream barriers of this team so far */
+    bool broken;             /* a meeting failed midway: the members are out of step */
+    int gpu_mode;            /* GPU heaps: 0 not decided yet, else SHOAL__TEAM_GPU_* (runtime/team_stream.c) */
     struct shoal_team *next; /* the instance's teams, oldest first */
 };
 
@@ -58,6 +58,7 @@ static inline size_t shoal__team_slots_bytes(shoal_t sh)
 {
     return (size_t)SHOAL_TEAM_MAX * (size_t)sh->node_size * sizeof(shoal__team_slot_t);
 }
+/* Node rank node_rank's slot for team id (runtime/node.c: the window's layout). */
 SHOAL__HIDDEN shoal__team_slot_t *shoal__team_slot(shoal_t sh, int id, int node_rank);
 
 /* What a member meets in: X(name, call). */
@@ -97,10 +98,8 @@ SHOAL__HIDDEN shoal_team_t shoal__team_world(shoal_t sh);
 SHOAL__HIDDEN shoal_team_t shoal__team_node(shoal_t sh);
 /* dest's number of src's PE pe, or -1. */
 SHOAL__HIDDEN int shoal__team_translate(shoal_team_t src, int pe, shoal_team_t dest);
-SHOAL__HIDDEN int shoal__team_split_strided(shoal_team_t parent, int start, int stride, int size,
-                                            shoal_team_t *new_p);
-SHOAL__HIDDEN int shoal__team_split_2d(shoal_team_t parent, int xrange, shoal_team_t *xteam_p,
-                                       shoal_team_t *yteam_p);
+SHOAL__HIDDEN int shoal__team_split_strided(shoal_team_t parent, int start, int stride, int size, shoal_team_t *new_p);
+SHOAL__HIDDEN int shoal__team_split_2d(shoal_team_t parent, int xrange, shoal_team_t *xteam_p, shoal_team_t *yteam_p);
 SHOAL__HIDDEN int shoal__team_destroy(shoal_team_t t);
 /* A new team's GPU flags (runtime/team_stream.c): zeroed in this PE's
  * control area, before the members first meet. Nothing on host heaps. */
@@ -121,19 +120,18 @@ SHOAL__HIDDEN int shoal__team_meet(shoal_team_t t, const char *call, uint32_t ki
 SHOAL__HIDDEN int shoal__team_barrier(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b);
 /* Every member's count (a collect's nelems) into counts[n_pes], checked
  * and bounded like a meeting. */
-SHOAL__HIDDEN int shoal__team_counts(shoal_team_t t, const char *call, uint32_t kind, uint64_t mine,
-                                     uint64_t *counts);
+SHOAL__HIDDEN int shoal__team_counts(shoal_team_t t, const char *call, uint32_t kind, uint64_t mine, uint64_t *counts);
 /* "shoal_int_sum_reduce(nreduce 10)" for kind, a, b. */
 SHOAL__HIDDEN void shoal__team_call_str(uint32_t kind, uint64_t a, uint64_t b, char *buf, size_t len);
 
 /* One collective call: what every level (host, stream, kernel) is given. */
 typedef struct shoal__coll_args {
-    int tc;         /* SHOAL__TC_BCAST .. SHOAL__TC_REDUCE */
-    int dt, op;     /* element type and operator (runtime/shoal_reduce.h) */
+    int tc;     /* SHOAL__TC_BCAST .. SHOAL__TC_REDUCE */
+    int dt, op; /* element type and operator (runtime/shoal_reduce.h) */
     void *dest;
     const void *src;
-    size_t nelems;  /* elements of dt */
-    int root;       /* broadcast */
+    size_t nelems;      /* elements of dt */
+    int root;           /* broadcast */
     ptrdiff_t dst, sst; /* alltoalls */
 } shoal__coll_args_t;
 /* The host collective a describes. */
@@ -173,11 +171,10 @@ SHOAL__HIDDEN int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, i
 SHOAL__HIDDEN int shoal__coll_bytes(shoal_t sh, const char *call, size_t n, size_t m, size_t *out);
 /* dest (dbytes) and src (sbytes) symmetric on this PE and apart (or equal,
  * where in_place_ok); a size of 0 skips its side. */
-SHOAL__HIDDEN int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t dbytes,
-                                    const void *src, size_t sbytes, bool in_place_ok);
+SHOAL__HIDDEN int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t dbytes, const void *src,
+                                    size_t sbytes, bool in_place_ok);
 /* A collective's argument error on this PE: meet the members all the same,
  * marked failed, and return status with this PE's message. */
-SHOAL__HIDDEN int shoal__coll_fail(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b,
-                                   int status);
+SHOAL__HIDDEN int shoal__coll_fail(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b, int status);
 
 #endif /* SHOAL_TEAM_H */

@@ -8,12 +8,6 @@
 
 #include "shoal_team.h"
 
-shoal__team_slot_t *shoal__team_slot(shoal_t sh, int id, int node_rank)
-{
-    char *base = (char *)shoal__heap_desc(sh, sh->node_size); /* right after the heap records */
-    return (shoal__team_slot_t *)base + (size_t)id * (size_t)sh->node_size + (size_t)node_rank;
-}
-
 int shoal__bad_team(shoal_team_t t, const char *call)
 {
     if (t == NULL)
@@ -276,8 +270,7 @@ static int shoal__split_make(shoal_team_t parent, const char *call, int color, i
     SHOAL__TRY(rc, out, shoal__team_fill(sh, t, call));
     if (t->n_nodes > 1) {
         bool lead = t->local[0] == sh->node_rank;
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Comm_split(t->comm, lead ? 0 : MPI_UNDEFINED, t->my_pe, &t->leader));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_split(t->comm, lead ? 0 : MPI_UNDEFINED, t->my_pe, &t->leader));
         if (t->leader != MPI_COMM_NULL)
             SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_set_errhandler(t->leader, MPI_ERRORS_RETURN));
     }

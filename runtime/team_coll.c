@@ -41,24 +41,22 @@ int shoal__coll_bytes(shoal_t sh, const char *call, size_t n, size_t m, size_t *
     return SHOAL_SUCCESS;
 }
 
-int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t dbytes, const void *src,
-                      size_t sbytes, bool in_place_ok)
+int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t dbytes, const void *src, size_t sbytes,
+                      bool in_place_ok)
 {
     shoal_t sh = t->sh;
     size_t off;
     int rc;
 
-    if (dbytes > 0 && dest == NULL)
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "dest is NULL");
+    if (dbytes > 0 && dest == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "dest is NULL");
     if (sbytes > 0 && src == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "src is NULL");
     if (dbytes > 0) SHOAL__TRY(rc, out, shoal__rma_target(sh, call, "dest", dest, dbytes, sh->my_pe, &off));
     if (sbytes > 0) SHOAL__TRY(rc, out, shoal__rma_target(sh, call, "src", src, sbytes, sh->my_pe, &off));
     if (dbytes > 0 && sbytes > 0 && !(in_place_ok && dest == src)) {
         uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
         if (d < s + sbytes && s < d + dbytes)
-            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                                "dest [%p, +%zu) and src [%p, +%zu) overlap%s", dest, dbytes, src, sbytes,
-                                in_place_ok ? " (only dest == src, in place, is allowed)" : "");
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "dest [%p, +%zu) and src [%p, +%zu) overlap%s", dest,
+                                dbytes, src, sbytes, in_place_ok ? " (only dest == src, in place, is allowed)" : "");
     }
     return SHOAL_SUCCESS;
 out:
@@ -98,8 +96,8 @@ int shoal__coll_bcast(shoal_team_t t, const char *call, int dt, void *dest, cons
     }
     rc = shoal__coll_bytes(sh, call, nelems, shoal__dt_size(dt), &bytes);
     if (rc == SHOAL_SUCCESS)
-        rc = shoal__coll_check(t, call, dest, bytes, t->my_pe == root ? src : NULL, t->my_pe == root ? bytes : 0,
-                               false);
+        rc =
+            shoal__coll_check(t, call, dest, bytes, t->my_pe == root ? src : NULL, t->my_pe == root ? bytes : 0, false);
     if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, (uint64_t)root, rc);
     if (t->my_pe == root)
         for (int k = 0; k < t->n_pes && rc == SHOAL_SUCCESS; k++)
@@ -243,7 +241,8 @@ static int shoal__reduce_ls(shoal_team_t t, int dt, int op, char *dest, const ch
     for (size_t at = lo; at < hi; at += step) {
         size_t m = hi - at < step ? hi - at : step, b = at * es;
         memcpy(buf, shoal__peer_addr(sh, src + b, t->pes[0]), m * es);
-        for (int i = 1; i < t->n_pes; i++) shoal__reduce_apply(dt, op, buf, shoal__peer_addr(sh, src + b, t->pes[i]), m);
+        for (int i = 1; i < t->n_pes; i++)
+            shoal__reduce_apply(dt, op, buf, shoal__peer_addr(sh, src + b, t->pes[i]), m);
         for (int k = 0; k < t->n_pes; k++) memcpy(shoal__peer_addr(sh, dest + b, t->pes[k]), buf, m * es);
     }
     return SHOAL_SUCCESS;
@@ -251,8 +250,8 @@ static int shoal__reduce_ls(shoal_team_t t, int dt, int op, char *dest, const ch
 
 /* Reduction through the transports: every member's src into acc here, a
  * step at a time; dest written after the members met again. */
-static int shoal__reduce_gather(shoal_team_t t, const char *call, int dt, int op, const char *src, size_t n,
-                                char *acc, char *buf)
+static int shoal__reduce_gather(shoal_team_t t, const char *call, int dt, int op, const char *src, size_t n, char *acc,
+                                char *buf)
 {
     shoal_t sh = t->sh;
     size_t es = shoal__dt_size(dt), step = SHOAL__REDUCE_STEP_BYTES / es;
@@ -317,8 +316,7 @@ int shoal__coll_run_host(shoal_team_t t, const char *call, const shoal__coll_arg
     case SHOAL__TC_COLLECT: return shoal__coll_collect(t, call, a->dt, a->dest, a->src, a->nelems);
     case SHOAL__TC_FCOLLECT: return shoal__coll_fcollect(t, call, a->dt, a->dest, a->src, a->nelems);
     case SHOAL__TC_ALLTOALL: return shoal__coll_alltoall(t, call, a->dt, a->dest, a->src, a->nelems);
-    case SHOAL__TC_ALLTOALLS:
-        return shoal__coll_alltoalls(t, call, a->dt, a->dest, a->src, a->dst, a->sst, a->nelems);
+    case SHOAL__TC_ALLTOALLS: return shoal__coll_alltoalls(t, call, a->dt, a->dest, a->src, a->dst, a->sst, a->nelems);
     case SHOAL__TC_REDUCE: return shoal__coll_reduce(t, call, a->dt, a->op, a->dest, a->src, a->nelems);
     default: return shoal__error(t->sh, SHOAL_ERR_INTERNAL, call, "unknown collective %d", a->tc);
     }

@@ -78,8 +78,8 @@ static cudaError_t team_reduce_arith(cudaStream_t stream, const shoal_device_t *
 }
 
 template <typename T>
-static cudaError_t team_reduce_int(cudaStream_t stream, const shoal_device_t *dev, const shoal_dev_team_t *team,
-                                   int op, void *dest, const void *src, size_t n, int mode)
+static cudaError_t team_reduce_int(cudaStream_t stream, const shoal_device_t *dev, const shoal_dev_team_t *team, int op,
+                                   void *dest, const void *src, size_t n, int mode)
 {
     switch (op) {
     case SHOAL__KOP_AND: return team_reduce_go<T, shoal__dev_op_and>(stream, dev, team, dest, src, n, mode);

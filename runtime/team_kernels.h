@@ -14,11 +14,29 @@ extern "C" {
 
 /* The element types the kernels compute on: integers by signedness and
  * size, float and double. */
-enum { SHOAL__KT_I8, SHOAL__KT_I16, SHOAL__KT_I32, SHOAL__KT_I64, SHOAL__KT_U8, SHOAL__KT_U16, SHOAL__KT_U32,
-       SHOAL__KT_U64, SHOAL__KT_F32, SHOAL__KT_F64, SHOAL__KT_COUNT };
+enum {
+    SHOAL__KT_I8,
+    SHOAL__KT_I16,
+    SHOAL__KT_I32,
+    SHOAL__KT_I64,
+    SHOAL__KT_U8,
+    SHOAL__KT_U16,
+    SHOAL__KT_U32,
+    SHOAL__KT_U64,
+    SHOAL__KT_F32,
+    SHOAL__KT_F64,
+    SHOAL__KT_COUNT
+};
 /* Operators, numbered as runtime/shoal_reduce.h's SHOAL__OP_*. */
-enum { SHOAL__KOP_AND = 1, SHOAL__KOP_OR, SHOAL__KOP_XOR, SHOAL__KOP_MIN, SHOAL__KOP_MAX, SHOAL__KOP_SUM,
-       SHOAL__KOP_PROD };
+enum {
+    SHOAL__KOP_AND = 1,
+    SHOAL__KOP_OR,
+    SHOAL__KOP_XOR,
+    SHOAL__KOP_MIN,
+    SHOAL__KOP_MAX,
+    SHOAL__KOP_SUM,
+    SHOAL__KOP_PROD
+};
 /* How a kernel meets the other members. */
 enum {
     SHOAL__KM_FUSED = 0, /* one block: barrier, data, barrier */

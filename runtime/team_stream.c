@@ -36,7 +36,8 @@ enum {
     SHOAL__TEAM_GPU_MEMOPS = 2   /* barriers are stream memory operations */
 };
 
-_Static_assert((int)SHOAL__KOP_AND == (int)SHOAL__OP_and && (int)SHOAL__KOP_PROD == (int)SHOAL__OP_prod, "the kernels' operator numbers");
+_Static_assert((int)SHOAL__KOP_AND == (int)SHOAL__OP_and && (int)SHOAL__KOP_PROD == (int)SHOAL__OP_prod,
+               "the kernels' operator numbers");
 
 int shoal__team_gpu_reset(shoal_team_t t, const char *call)
 {
@@ -46,8 +47,8 @@ int shoal__team_gpu_reset(shoal_team_t t, const char *call)
 
     if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL || g->ctrl == NULL) return SHOAL_SUCCESS;
     SHOAL__CUDA_TRY(sh, call, rc, out,
-                    cudaMemsetAsync(g->ctrl + (size_t)(SHOAL_DEVICE_TEAM_BASE + t->id * SHOAL_DEVICE_TEAM_WORDS) * 4,
-                                    0, SHOAL_DEVICE_TEAM_WORDS * 4, g->stream));
+                    cudaMemsetAsync(g->ctrl + (size_t)(SHOAL_DEVICE_TEAM_BASE + t->id * SHOAL_DEVICE_TEAM_WORDS) * 4, 0,
+                                    SHOAL_DEVICE_TEAM_WORDS * 4, g->stream));
     SHOAL__CUDA_TRY(sh, call, rc, out, cudaStreamSynchronize(g->stream));
 out:
     return rc;
@@ -96,8 +97,8 @@ int shoal__team_device_fill(shoal_team_t t, shoal_dev_team_t *dt)
                             t->sh->heap_kind != SHOAL_HEAP_GPU ? "the heap is on the host"
                             : !t->ls_gpu                       ? "some member's GPU heap is not mapped here (another "
                                                                  "node, or no peer access)"
-                            : !t->strided ? "its PEs are not a progression start + i * stride"
-                                          : "it has more members than SHOAL_DEVICE_TEAM_PES");
+                            : !t->strided                      ? "its PEs are not a progression start + i * stride"
+                                                               : "it has more members than SHOAL_DEVICE_TEAM_PES");
     return SHOAL_SUCCESS;
 }
 
@@ -142,8 +143,7 @@ static int shoal__team_memops_barrier(shoal_team_t t, const char *call, cudaStre
             memset(op, 0, sizeof(*op));
             if (phase == 0) {
                 op->writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-                op->writeValue.address =
-                    (CUdeviceptr)(g->peer_ctrl[t->pes[i]] + 4 * (words + (size_t)t->my_pe));
+                op->writeValue.address = (CUdeviceptr)(g->peer_ctrl[t->pes[i]] + 4 * (words + (size_t)t->my_pe));
                 op->writeValue.value = gen;
                 op->writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
             } else {
@@ -254,8 +254,8 @@ int shoal__coll_run_stream(shoal_team_t t, const char *call, const shoal__coll_a
     if (rc == SHOAL_SUCCESS) switch (a->tc) {
         case SHOAL__TC_BCAST:
             if (a->root < 0 || a->root >= t->n_pes)
-                rc = shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "root %d is not a PE of the team (0 to %d)",
-                                  a->root, t->n_pes - 1);
+                rc = shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "root %d is not a PE of the team (0 to %d)", a->root,
+                                  t->n_pes - 1);
             else
                 rc = shoal__coll_check(t, call, a->dest, bytes, t->my_pe == a->root ? a->src : NULL,
                                        t->my_pe == a->root ? bytes : 0, false);

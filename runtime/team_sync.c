@@ -126,8 +126,7 @@ static int shoal__team_timeout(shoal_team_t t, const char *call, uint32_t kind, 
     if (n == 0 && t->n_nodes > 1)
         snprintf(who, sizeof(who), "members on the team's other %d node%s", t->n_nodes - 1, t->n_nodes > 2 ? "s" : "");
     else if (n == 0)
-        snprintf(who, sizeof(who), "the members' node leader, PE %d, which gave up",
-                 t->pes[t->local_team[0]]);
+        snprintf(who, sizeof(who), "the members' node leader, PE %d, which gave up", t->pes[t->local_team[0]]);
     return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                         "timed out after %g s in %s on a team of %d PEs%s: still waiting for %s; every member must "
                         "make the same collective calls on the team in the same order; the team can only be "

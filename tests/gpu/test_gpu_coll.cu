@@ -264,8 +264,9 @@ static void stream_section(shoal_team_t team, const char *name)
         for (int k = 0; k < mm; k++)
             for (size_t i = 0; i < n; i++) {
                 int want = (int)val(pes[k], ((size_t)my * n + i) * 3, 8);
-                CHECK_MSG(got[((size_t)k * n + i) * 2] == want, "alltoalls_on_stream: block %d element %zu is %d, want %d",
-                          k, i, got[((size_t)k * n + i) * 2], want);
+                CHECK_MSG(got[((size_t)k * n + i) * 2] == want,
+                          "alltoalls_on_stream: block %d element %zu is %d, want %d", k, i,
+                          got[((size_t)k * n + i) * 2], want);
             }
         free(got);
         SH_OK(sh, shoal_team_barrier_on_stream(team, st));
@@ -416,7 +417,8 @@ static void device_section(void)
     }
     SH_OK(sh, rc);
     CHECK(team.ok == 1 && team.n_pes == npes && team.my_pe == me);
-    float *fs = (float *)shoal_malloc(sh, n * sizeof(float)), *fd = (float *)shoal_malloc(sh, n * 8 * sizeof(float) * 8);
+    float *fs = (float *)shoal_malloc(sh, n * sizeof(float)),
+          *fd = (float *)shoal_malloc(sh, n * 8 * sizeof(float) * 8);
     int64_t *is = (int64_t *)shoal_malloc(sh, n * 8), *id = (int64_t *)shoal_malloc(sh, n * 8);
     int *rcs;
     CUDA_OK(cudaMalloc(&rcs, 16 * sizeof(int)));
@@ -447,8 +449,8 @@ static void device_section(void)
         CHECK_MSG(i64[i] == m, "device int64 max_reduce_block: element %zu is %lld", i, (long long)i64[i]);
         CHECK_MSG(imin[i] == mn, "device int64 min_reduce_block in place: element %zu is %lld", i, (long long)imin[i]);
         for (int p = 0; p < npes; p++)
-            CHECK_MSG(f[2 * n + (size_t)p * n + i] == (float)val(p, i, 1), "device fcollect_block: block %d element %zu",
-                      p, i);
+            CHECK_MSG(f[2 * n + (size_t)p * n + i] == (float)val(p, i, 1),
+                      "device fcollect_block: block %d element %zu", p, i);
         CHECK_MSG(f[2 * n + n * (size_t)npes + i] == (float)val(npes - 1, i, 1),
                   "device broadcast_block from the last PE: element %zu is %g", i, f[2 * n + n * (size_t)npes + i]);
         if (i == 0)
