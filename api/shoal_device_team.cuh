@@ -99,11 +99,25 @@ static __device__ __forceinline__ int shoal__dev_team_barrier(const shoal_device
     unsigned int *mine = shoal__dev_team_words(dev.ctrl, team.id);
     int n = team.n_pes, me = team.my_pe;
     bool late = false;
-    /* Read before the group meets: nobody of the group has written it since
-     * the last barrier's closing sync. */
-    unsigned gen = shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).load(cuda::memory_order_relaxed) + 1;
+    unsigned gen = 0;
 
+    /* The group meets (its stores before the flags), then its first thread
+     * reads the generation and hands it to the group: another group of
+     * this PE may have taken the team's last barrier (in turn, as the rules
+     * ask), and its store is seen after the meeting. */
     shoal__dev_sync<Scope>();
+    if (Scope == SHOAL__DEV_WARP) {
+        unsigned w = shoal__dev_warp_size();
+        if (rank == 0) gen = shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).load(cuda::memory_order_acquire) + 1;
+        gen = __shfl_sync(w == 32 ? 0xffffffffu : (1u << w) - 1, gen, 0);
+    } else {
+        __shared__ unsigned shoal__gen_shared;
+        if (rank == 0)
+            shoal__gen_shared = shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).load(cuda::memory_order_acquire) + 1;
+        shoal__dev_sync<Scope>();
+        gen = shoal__gen_shared;
+        shoal__dev_sync<Scope>(); /* read by all before a later barrier's first thread writes it again */
+    }
     for (unsigned i = rank; i + 1 < (unsigned)n; i += size) {
         int k = (me + 1 + (int)i) % n;
         unsigned int *peer = shoal__dev_team_words(shoal__dev_peer_ctrl(dev, shoal_dev_team_pe(team, k)), team.id);
@@ -122,7 +136,7 @@ static __device__ __forceinline__ int shoal__dev_team_barrier(const shoal_device
         }
 #endif
     }
-    if (rank == 0) shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).store(gen, cuda::memory_order_relaxed);
+    if (rank == 0) shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).store(gen, cuda::memory_order_release);
     return shoal__dev_sync_or<Scope>(late) ? SHOAL_ERR_TIMEOUT : SHOAL_SUCCESS;
 }
 
@@ -163,6 +177,14 @@ static __device__ __forceinline__ int shoal__dev_team_push(const shoal_device_t 
     }
     int brc = shoal__dev_team_barrier<Scope>(dev, team);
     return rc != SHOAL_SUCCESS ? rc : brc;
+}
+
+/* nelems of T in bytes; a count past the heap gives one past it (the
+ * range check then refuses it, without overflow). */
+template <typename T>
+static __device__ __forceinline__ size_t shoal__dev_team_bytes(const shoal_device_t &dev, size_t nelems)
+{
+    return nelems > dev.heap_size / sizeof(T) ? (size_t)dev.heap_size + 1 : nelems * sizeof(T);
 }
 
 /* Reduction operators. */
@@ -284,22 +306,20 @@ SHOAL__DEV_TEAM_SCOPES(SHOAL__DEV_TEAM_SYNC_DEF)
                                                                             const shoal_dev_team_t &team, T *dest,     \
                                                                             const T *src, size_t nelems, int root)     \
     {                                                                                                                  \
-        if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
-        return shoal__dev_team_push<SCOPE>(dev, team, 0, dest, src, nelems * sizeof(T), root);                         \
+        /* a count past the heap: a byte count the range check refuses, after the barrier still */                     \
+        return shoal__dev_team_push<SCOPE>(dev, team, 0, dest, src, shoal__dev_team_bytes<T>(dev, nelems), root);      \
     }                                                                                                                  \
     static __device__ __forceinline__ int shoal_dev_##N##_fcollect##SUFFIX(const shoal_device_t &dev,                  \
                                                                            const shoal_dev_team_t &team, T *dest,      \
                                                                            const T *src, size_t nelems)                \
     {                                                                                                                  \
-        if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
-        return shoal__dev_team_push<SCOPE>(dev, team, 1, dest, src, nelems * sizeof(T), 0);                            \
+        return shoal__dev_team_push<SCOPE>(dev, team, 1, dest, src, shoal__dev_team_bytes<T>(dev, nelems), 0);         \
     }                                                                                                                  \
     static __device__ __forceinline__ int shoal_dev_##N##_alltoall##SUFFIX(const shoal_device_t &dev,                  \
                                                                            const shoal_dev_team_t &team, T *dest,      \
                                                                            const T *src, size_t nelems)                \
     {                                                                                                                  \
-        if (nelems > dev.heap_size / sizeof(T)) return SHOAL_ERR_OUT_OF_BOUNDS;                                        \
-        return shoal__dev_team_push<SCOPE>(dev, team, 2, dest, src, nelems * sizeof(T), 0);                            \
+        return shoal__dev_team_push<SCOPE>(dev, team, 2, dest, src, shoal__dev_team_bytes<T>(dev, nelems), 0);         \
     }                                                                                                                  \
     SHOAL__DEV_REDUCE1(T, N, sum, SUFFIX, SCOPE)                                                                       \
     SHOAL__DEV_REDUCE1(T, N, prod, SUFFIX, SCOPE)                                                                      \

@@ -1,6 +1,8 @@
 /* The public team API on streams and for kernels (api/shoal_cuda.h):
  * checks, then the runtime; where the GPU cannot run a collective, the host
  * waits for the stream and runs it. */
+#include <string.h>
+
 #include "shoal_reduce.h"
 #include "shoal_team.h"
 
@@ -9,6 +11,7 @@
 
 int shoal_team_device_get(shoal_team_t team, shoal_dev_team_t *team_p)
 {
+    if (team_p != NULL) memset(team_p, 0, sizeof(*team_p)); /* ok 0 whatever happens */
     SHOAL__TEAM_ENTER(team, "shoal_team_device_get");
     if (team_p == NULL) return shoal__error(team->sh, SHOAL_ERR_INVALID_ARG, "shoal_team_device_get", "team_p is NULL");
     return shoal__team_device_fill(team, team_p);

@@ -8,6 +8,7 @@
 #include "shoal_instance.h"
 
 #define SHOAL__TEAM_MAGIC 0x7465616du /* "team" */
+#define SHOAL__TEAM_DEAD 0x64656164u  /* "dead": destroyed, kept until shoal_finalize */
 /* Team ids: world and node are fixed, splits take the lowest id free on
  * every PE of the parent. An id names the team's slots in the node's
  * control window and its flags in each GPU's control area. */
@@ -33,6 +34,11 @@ struct shoal_team {
     int *local_team;         /* their team numbers */
     bool ls_host;            /* every member's heap is host memory this PE loads and stores */
     bool ls_gpu;             /* every member's heap is GPU memory mapped here (CUDA IPC) */
+    bool ls_local;           /* every member of this node: a host heap this PE loads and stores */
+    bool gpu_ok;             /* the members meet and compute on the GPU (runtime/team_stream.c) */
+    bool gpu_used;           /* work of the team was enqueued on a GPU */
+    void *gpu_event;         /* cudaEvent_t after the team's last GPU work here, or NULL */
+    void *gpu_stream;        /* the stream it was on */
     uint64_t gen;            /* meetings so far */
     uint32_t stream_gen;     /* GPU stream barriers of this team so far */
     bool broken;             /* a meeting failed midway: the members are out of step */
@@ -73,7 +79,7 @@ SHOAL__HIDDEN shoal__team_slot_t *shoal__team_slot(shoal_t sh, int id, int node_
     X(ALLTOALLS, "alltoalls")                                                                                          \
     X(REDUCE, "reduce")                                                                                                \
     X(COUNTS, "collect")                                                                                               \
-    X(BARRIER_STREAM, "shoal_team_barrier_on_stream")
+    X(BARRIER_STREAM, "shoal_team_barrier")
 enum {
 #define SHOAL__TC_ENUM(name, str) SHOAL__TC_##name,
     SHOAL__TC_MAP(SHOAL__TC_ENUM)
@@ -104,6 +110,18 @@ SHOAL__HIDDEN int shoal__team_destroy(shoal_team_t t);
 /* A new team's GPU flags (runtime/team_stream.c): zeroed in this PE's
  * control area, before the members first meet. Nothing on host heaps. */
 SHOAL__HIDDEN int shoal__team_gpu_reset(shoal_team_t t, const char *call);
+/* Can this PE reach every member on the GPU (kernels and their flags)?
+ * The members agree on it at the team's creation. */
+SHOAL__HIDDEN bool shoal__team_gpu_reachable(shoal_team_t t);
+/* Before a team goes: its GPU work is done on this PE (its flags and id
+ * may serve the next team). */
+SHOAL__HIDDEN int shoal__team_gpu_quiesce(shoal_team_t t, const char *call);
+/* Reductions of teams spanning nodes through their node leaders
+ * (runtime/team_hier.c): where every member of each node loads and stores
+ * the others' host heaps. */
+SHOAL__HIDDEN bool shoal__reduce_hier_ok(shoal_team_t t);
+SHOAL__HIDDEN int shoal__reduce_hier(shoal_team_t t, const char *call, int dt, int op, void *dest, const void *src,
+                                     size_t n);
 /* Every public team entry: a live team, else SHOAL_ERR_INVALID_ARG naming the call. */
 SHOAL__HIDDEN int shoal__bad_team(shoal_team_t t, const char *call);
 #define SHOAL__TEAM_ENTER(t, call)                                                                                     \

@@ -1,7 +1,10 @@
 /* Teams' life: world and node at init, splits (collective over the parent:
- * the PEs agree on the arguments and on a free team id through one
+ * the PEs agree on the arguments and on free team ids through one
  * non-blocking allgather, bounded by SHOAL_TIMEOUT, before any blocking MPI
- * call), translation, destroy, and the instance's list of teams. */
+ * call; then on the new teams' properties and on success, through bounded
+ * non-blocking allreduces), translation, destroy, and the instance's list
+ * of teams. A destroyed team's handle stays readable (marked dead) until
+ * shoal_finalize, so that calls on it are refused, not undefined. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,44 +22,134 @@ int shoal__bad_team(shoal_team_t t, const char *call)
 }
 
 /* Fill the parts of t that follow from its members: my number, the
- * progression, the node-local members, what is load/store reachable. */
+ * progression, the node-local members, what this PE loads and stores (the
+ * members then agree on those: shoal__team_agree). */
 static int shoal__team_fill(shoal_t sh, struct shoal_team *t, const char *call)
 {
-    int prev_node = -1;
+    bool *node_seen = calloc((size_t)sh->n_nodes, sizeof(bool));
 
     t->my_pe = -1;
     t->local = malloc((size_t)t->n_pes * sizeof(int));
     t->local_team = malloc((size_t)t->n_pes * sizeof(int));
-    if (t->local == NULL || t->local_team == NULL)
+    if (t->local == NULL || t->local_team == NULL || node_seen == NULL) {
+        free(node_seen);
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a team of %d PEs", t->n_pes);
+    }
     t->start = t->pes[0];
     t->stride = t->n_pes > 1 ? t->pes[1] - t->pes[0] : 0;
     t->strided = true;
-    t->ls_host = sh->heap_kind == SHOAL_HEAP_HOST && sh->coll_algo != SHOAL__COLL_ALGO_TRANSPORT;
+    t->ls_host = t->ls_local = sh->heap_kind == SHOAL_HEAP_HOST && sh->coll_algo != SHOAL__COLL_ALGO_TRANSPORT;
     t->ls_gpu = sh->heap_kind == SHOAL_HEAP_GPU;
     t->n_nodes = 0;
     t->n_local = 0;
     for (int i = 0; i < t->n_pes; i++) {
         int pe = t->pes[i];
-        bool seen = false;
+        bool mapped = sh->peer_base != NULL && sh->peer_base[pe] != NULL;
         if (pe == sh->my_pe) t->my_pe = i;
         if (pe != t->start + i * t->stride) t->strided = false;
-        if (sh->peer_base == NULL || sh->peer_base[pe] == NULL) t->ls_host = t->ls_gpu = false;
+        if (!mapped) t->ls_host = t->ls_gpu = false;
         if (sh->pe_node[pe] == sh->node_id) {
             t->local_team[t->n_local] = i;
             t->local[t->n_local++] = sh->pe_node_rank[pe];
+            if (!mapped) t->ls_local = false;
         }
-        /* Count distinct nodes (members come in PE order within a node). */
-        for (int j = 0; j < i && !seen; j++) seen = sh->pe_node[t->pes[j]] == sh->pe_node[pe];
-        if (!seen) t->n_nodes++;
-        (void)prev_node;
+        if (!node_seen[sh->pe_node[pe]]) t->n_nodes++;
+        node_seen[sh->pe_node[pe]] = true;
     }
+    free(node_seen);
+    t->gpu_ok = shoal__team_gpu_reachable(t);
     return SHOAL_SUCCESS;
 }
 
-static void shoal__team_free(struct shoal_team *t, bool mpi)
+/* What the members agree on at creation, each the worst over them: a
+ * generation above every slot's (the id may have served other teams:
+ * what they left in the slots must not satisfy this team's waits), and
+ * whether each PE could make its part and reaches the others as this PE
+ * does. MAX over [gen, !ok, !ls_host, !ls_gpu, !ls_local, !gpu_ok]. */
+enum {
+    SHOAL__AGREE_GEN,
+    SHOAL__AGREE_FAIL,
+    SHOAL__AGREE_NO_LS_HOST,
+    SHOAL__AGREE_NO_LS_GPU,
+    SHOAL__AGREE_NO_LS_LOCAL,
+    SHOAL__AGREE_NO_GPU,
+    SHOAL__AGREE_N
+};
+
+/* A bounded non-blocking MPI_MAX allreduce of n uint64_t over comm. */
+static int shoal__team_allmax(shoal_t sh, const char *call, MPI_Comm comm, uint64_t *v, int n)
+{
+    uint64_t *buf = malloc(2 * (size_t)n * sizeof(uint64_t));
+    MPI_Request req;
+    double start = shoal__now();
+    unsigned spins = 0, polls = 0;
+    int done = 0, rc;
+
+    if (buf == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    memcpy(buf, v, (size_t)n * sizeof(uint64_t));
+    rc = MPI_Iallreduce(buf, buf + n, n, MPI_UINT64_T, MPI_MAX, comm, &req);
+    if (rc != MPI_SUCCESS) {
+        free(buf);
+        return shoal__mpi_error(sh, call, "MPI_Iallreduce", rc);
+    }
+    for (;;) {
+        rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) {
+            free(buf);
+            return shoal__mpi_error(sh, call, "MPI_Test", rc);
+        }
+        if (done) break;
+        if (sh->cfg.timeout > 0 && (++polls & 255) == 0 && shoal__now() - start > sh->cfg.timeout) {
+            shoal__abandon(sh, req, buf);
+            return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                                "timed out after %g s agreeing on a new team with its other members", sh->cfg.timeout);
+        }
+        shoal__wait_progress(sh, &spins);
+    }
+    memcpy(v, buf + n, (size_t)n * sizeof(uint64_t));
+    free(buf);
+    return SHOAL_SUCCESS;
+}
+
+/* This PE's contribution to the agreement on t (made, filled, GPU words zeroed: ok). */
+static void shoal__team_agree_mine(shoal_t sh, const struct shoal_team *t, bool ok, uint64_t *v)
+{
+    memset(v, 0, SHOAL__AGREE_N * sizeof(uint64_t));
+    v[SHOAL__AGREE_FAIL] = !ok;
+    if (t == NULL || !ok) return;
+    {
+        shoal__team_slot_t *slot = shoal__team_slot(sh, t->id, sh->node_rank);
+        uint64_t a = atomic_load_explicit(&slot->arrived, memory_order_relaxed) & ~SHOAL__GAVE_UP;
+        uint64_t r = atomic_load_explicit(&slot->release, memory_order_relaxed) & ~SHOAL__GAVE_UP;
+        v[SHOAL__AGREE_GEN] = a > r ? a : r;
+    }
+    v[SHOAL__AGREE_NO_LS_HOST] = !t->ls_host;
+    v[SHOAL__AGREE_NO_LS_GPU] = !t->ls_gpu;
+    v[SHOAL__AGREE_NO_LS_LOCAL] = !t->ls_local;
+    v[SHOAL__AGREE_NO_GPU] = !t->gpu_ok;
+}
+
+/* Take what the members agreed on: the generation to start from (this
+ * PE's slot is set to it: a stale value is never above it), the paths. */
+static void shoal__team_agree_take(shoal_t sh, struct shoal_team *t, const uint64_t *v)
+{
+    shoal__team_slot_t *slot = shoal__team_slot(sh, t->id, sh->node_rank);
+    t->gen = v[SHOAL__AGREE_GEN];
+    atomic_store_explicit(&slot->arrived, t->gen, memory_order_relaxed);
+    atomic_store_explicit(&slot->release, t->gen, memory_order_release);
+    t->ls_host = !v[SHOAL__AGREE_NO_LS_HOST];
+    t->ls_gpu = !v[SHOAL__AGREE_NO_LS_GPU];
+    t->ls_local = !v[SHOAL__AGREE_NO_LS_LOCAL];
+    t->gpu_ok = !v[SHOAL__AGREE_NO_GPU];
+}
+
+/* Free what t holds (its communicators too where mpi); the struct itself
+ * too, unless keep: it then stays, marked dead, on the instance's list of
+ * dead teams until shoal_finalize. */
+static void shoal__team_release(struct shoal_team *t, bool mpi, bool keep)
 {
     if (t == NULL) return;
+    (void)shoal__team_gpu_quiesce(t, "shoal_team_destroy"); /* its event, after its GPU work */
     if (mpi && t->owns_comm) {
         if (t->leader != MPI_COMM_NULL) MPI_Comm_free(&t->leader);
         if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
@@ -64,9 +157,15 @@ static void shoal__team_free(struct shoal_team *t, bool mpi)
     free(t->pes);
     free(t->local);
     free(t->local_team);
-    t->magic = 0;
-    free(t);
+    t->pes = t->local = t->local_team = NULL;
+    t->magic = SHOAL__TEAM_DEAD;
+    if (keep) {
+        t->next = t->sh->dead_teams;
+        t->sh->dead_teams = t;
+    } else
+        free(t);
 }
+static void shoal__team_free(struct shoal_team *t, bool mpi) { shoal__team_release(t, mpi, false); }
 
 /* Link t at the end of the instance's list and take its id. */
 static void shoal__team_link(shoal_t sh, struct shoal_team *t)
@@ -94,33 +193,50 @@ static struct shoal_team *shoal__team_alloc(shoal_t sh, int id, int n)
     return t;
 }
 
+/* Init (every PE is here): world and node, on duplicates of the
+ * instance's communicators (their meetings' MPI traffic must not match the
+ * instance's own collectives); SHOAL_COLL must be one setting for all. */
 int shoal__teams_create(shoal_t sh)
 {
     static const char *call = "shoal_init";
     struct shoal_team *w = shoal__team_alloc(sh, SHOAL__TEAM_ID_WORLD, sh->n_pes);
     struct shoal_team *nd = shoal__team_alloc(sh, SHOAL__TEAM_ID_NODE, sh->node_size);
-    int rc;
+    uint64_t vw[SHOAL__AGREE_N], vn[SHOAL__AGREE_N];
+    int rc = SHOAL_SUCCESS, algo[2] = {sh->coll_algo, -sh->coll_algo}, all[2];
 
     if (w == NULL || nd == NULL) {
-        shoal__team_free(w, false);
-        shoal__team_free(nd, false);
-        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for the world and node teams");
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for the world and node teams");
+        goto fail;
     }
     for (int pe = 0; pe < sh->n_pes; pe++) w->pes[pe] = pe;
     memcpy(nd->pes, sh->node_pes, (size_t)sh->node_size * sizeof(int));
-    w->comm = sh->comm;
-    w->leader = sh->leader_comm;
-    nd->comm = sh->node_comm;
-    rc = shoal__team_fill(sh, w, call);
-    if (rc == SHOAL_SUCCESS) rc = shoal__team_fill(sh, nd, call);
-    if (rc != SHOAL_SUCCESS) {
-        shoal__team_free(w, false);
-        shoal__team_free(nd, false);
-        return rc;
+    w->owns_comm = nd->owns_comm = true;
+    SHOAL__MPI_TRY(sh, call, rc, fail, MPI_Allreduce(algo, all, 2, MPI_INT, MPI_MAX, sh->comm));
+    if (all[0] != -all[1]) {
+        rc = shoal__error(sh, SHOAL_ERR_ENV, call,
+                          "SHOAL_COLL differs between PEs: every PE must move a collective's data the same way");
+        goto fail;
     }
+    SHOAL__MPI_TRY(sh, call, rc, fail, MPI_Comm_dup(sh->comm, &w->comm));
+    if (sh->leader_comm != MPI_COMM_NULL) SHOAL__MPI_TRY(sh, call, rc, fail, MPI_Comm_dup(sh->leader_comm, &w->leader));
+    SHOAL__MPI_TRY(sh, call, rc, fail, MPI_Comm_dup(sh->node_comm, &nd->comm));
+    SHOAL__TRY(rc, fail, shoal__team_fill(sh, w, call));
+    SHOAL__TRY(rc, fail, shoal__team_fill(sh, nd, call));
+    if (w->n_nodes < 2 && w->leader != MPI_COMM_NULL) MPI_Comm_free(&w->leader);
+    shoal__team_agree_mine(sh, w, true, vw);
+    shoal__team_agree_mine(sh, nd, true, vn);
+    SHOAL__MPI_TRY(sh, call, rc, fail, MPI_Allreduce(MPI_IN_PLACE, vw, SHOAL__AGREE_N, MPI_UINT64_T, MPI_MAX, w->comm));
+    SHOAL__MPI_TRY(sh, call, rc, fail,
+                   MPI_Allreduce(MPI_IN_PLACE, vn, SHOAL__AGREE_N, MPI_UINT64_T, MPI_MAX, nd->comm));
+    shoal__team_agree_take(sh, w, vw);
+    shoal__team_agree_take(sh, nd, vn);
     shoal__team_link(sh, w);
     shoal__team_link(sh, nd);
     return SHOAL_SUCCESS;
+fail:
+    shoal__team_free(w, true);
+    shoal__team_free(nd, true);
+    return rc;
 }
 
 void shoal__teams_destroy(shoal_t sh, bool collective)
@@ -131,7 +247,12 @@ void shoal__teams_destroy(shoal_t sh, bool collective)
         shoal__team_free(t, collective);
         t = next;
     }
-    sh->teams = NULL;
+    for (t = sh->dead_teams; t != NULL;) {
+        struct shoal_team *next = t->next;
+        free(t);
+        t = next;
+    }
+    sh->teams = sh->dead_teams = NULL;
     sh->team_ids = 0;
 }
 
@@ -229,72 +350,112 @@ static int shoal__split_agree(shoal_team_t parent, const char *call, const shoal
                         msg);
 }
 
-/* The lowest team id free on every parent PE (and not one of skip). */
-static int shoal__split_id(const shoal__split_arg_t *all, int n, uint64_t skip)
+/* The lowest team id free on every PE of color c (colors[p] of each parent
+ * PE), not among those in skip[p] of any of them (NULL: none); -1 if none. */
+static int shoal__split_id(const shoal__split_arg_t *all, const int *colors, int n, int c, const uint64_t *skip)
 {
-    uint64_t used = skip | ((uint64_t)1 << SHOAL__TEAM_ID_WORLD) | ((uint64_t)1 << SHOAL__TEAM_ID_NODE);
-    for (int p = 0; p < n; p++) used |= all[p].ids;
+    uint64_t used = ((uint64_t)1 << SHOAL__TEAM_ID_WORLD) | ((uint64_t)1 << SHOAL__TEAM_ID_NODE);
+    for (int p = 0; p < n; p++)
+        if (colors[p] == c) used |= all[p].ids | (skip ? skip[p] : 0);
     for (int id = 0; id < SHOAL_TEAM_MAX; id++)
         if (!(used & ((uint64_t)1 << id))) return id;
     return -1;
 }
 
-/* Make this PE's team of a split: the parent's PEs of my color (MPI_UNDEFINED:
- * none), in parent order. Collective over the parent. */
-static int shoal__split_make(shoal_team_t parent, const char *call, int color, int id, shoal_team_t *new_p)
+/* Make this PE's team of a split: the parent's PEs of my color
+ * (MPI_UNDEFINED: none), in parent order, with team id id. Collective over
+ * the parent; a local failure is not returned here but in *ok_p (false),
+ * so that every member still takes part in the MPI calls that follow. */
+static void shoal__split_make(shoal_team_t parent, const char *call, int color, int id, struct shoal_team **t_p,
+                              bool *ok_p)
 {
     shoal_t sh = parent->sh;
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Group g = MPI_GROUP_NULL, gw = MPI_GROUP_NULL;
     struct shoal_team *t = NULL;
-    int rc = SHOAL_SUCCESS, n, *ranks = NULL;
+    int rc = SHOAL_SUCCESS, n = 0, *ranks = NULL, lead_color = MPI_UNDEFINED;
+    bool ok = true;
 
-    *new_p = SHOAL_TEAM_INVALID;
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_split(parent->comm, color, parent->my_pe, &comm));
-    if (comm == MPI_COMM_NULL) return SHOAL_SUCCESS;
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_size(comm, &n));
-    t = shoal__team_alloc(sh, id, n);
-    ranks = malloc((size_t)n * sizeof(int));
+    *t_p = NULL;
+    SHOAL__MPI_TRY(sh, call, rc, fail, MPI_Comm_split(parent->comm, color, parent->my_pe, &comm));
+    if (comm == MPI_COMM_NULL) return;
+    if (MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS || MPI_Comm_size(comm, &n) != MPI_SUCCESS)
+        ok = false;
+    t = ok ? shoal__team_alloc(sh, id, n) : NULL;
+    ranks = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
     if (t == NULL || ranks == NULL) {
-        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a team of %d PEs", n);
-        goto out;
+        if (ok) shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a team of %d PEs", n);
+        ok = false;
     }
-    for (int i = 0; i < n; i++) ranks[i] = i;
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_group(comm, &g));
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_group(sh->comm, &gw));
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Group_translate_ranks(g, n, ranks, gw, t->pes));
-    t->comm = comm;
-    t->owns_comm = true;
-    comm = MPI_COMM_NULL;
-    SHOAL__TRY(rc, out, shoal__team_fill(sh, t, call));
-    if (t->n_nodes > 1) {
-        bool lead = t->local[0] == sh->node_rank;
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_split(t->comm, lead ? 0 : MPI_UNDEFINED, t->my_pe, &t->leader));
-        if (t->leader != MPI_COMM_NULL)
-            SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_set_errhandler(t->leader, MPI_ERRORS_RETURN));
+    if (ok) {
+        for (int i = 0; i < n; i++) ranks[i] = i;
+        ok = MPI_Comm_group(comm, &g) == MPI_SUCCESS && MPI_Comm_group(sh->comm, &gw) == MPI_SUCCESS &&
+             MPI_Group_translate_ranks(g, n, ranks, gw, t->pes) == MPI_SUCCESS;
+        if (!ok) shoal__error(sh, SHOAL_ERR_MPI, call, "cannot number the new team's PEs");
     }
+    if (ok) ok = shoal__team_fill(sh, t, call) == SHOAL_SUCCESS;
+    /* Zeroed before the members agree: no member's first barrier on the
+     * GPU writes into words still to be zeroed. */
+    if (ok) ok = shoal__team_gpu_reset(t, call) == SHOAL_SUCCESS;
+    if (ok && t->n_nodes > 1 && t->local[0] == sh->node_rank) lead_color = 0;
+    if (t != NULL) {
+        t->comm = comm;
+        t->owns_comm = true;
+        comm = MPI_COMM_NULL;
+    }
+    /* Every member, whatever happened here: the leaders' communicator. */
+    if (MPI_Comm_split(t != NULL ? t->comm : comm, lead_color, t != NULL ? t->my_pe : 0,
+                       t != NULL ? &t->leader : &(MPI_Comm){MPI_COMM_NULL}) != MPI_SUCCESS) {
+        if (ok) shoal__error(sh, SHOAL_ERR_MPI, call, "cannot make the new team's leaders' communicator");
+        ok = false;
+    }
+    if (ok && t->leader != MPI_COMM_NULL) MPI_Comm_set_errhandler(t->leader, MPI_ERRORS_RETURN);
     {
-        /* The id may have served another team: its slot starts over, and
-         * no member meets before every member's slot did. */
-        shoal__team_slot_t *slot = shoal__team_slot(sh, id, sh->node_rank);
-        atomic_store_explicit(&slot->arrived, 0, memory_order_relaxed);
-        atomic_store_explicit(&slot->release, 0, memory_order_relaxed);
-        atomic_store_explicit(&slot->verdict, 0, memory_order_relaxed);
-        SHOAL__TRY(rc, out, shoal__team_gpu_reset(t, call));
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_sync(sh->ctrl_win));
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Barrier(t->comm));
+        uint64_t v[SHOAL__AGREE_N];
+        shoal__team_agree_mine(sh, t, ok, v);
+        rc = shoal__team_allmax(sh, call, t != NULL ? t->comm : comm, v, SHOAL__AGREE_N);
+        if (rc != SHOAL_SUCCESS || v[SHOAL__AGREE_FAIL]) ok = false;
+        if (ok) shoal__team_agree_take(sh, t, v);
     }
-    shoal__team_link(sh, t);
-    *new_p = t;
-    t = NULL;
-out:
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     if (g != MPI_GROUP_NULL) MPI_Group_free(&g);
     if (gw != MPI_GROUP_NULL) MPI_Group_free(&gw);
     free(ranks);
-    shoal__team_free(t, true);
-    return rc;
+    *t_p = t;
+    *ok_p = ok;
+    return;
+fail:
+    *ok_p = false;
+}
+
+/* Every parent PE made its teams of the split? Bounded; on failure every PE
+ * frees what it made, and says why (this PE's error, or another PE's). */
+static int shoal__split_finish(shoal_team_t parent, const char *call, struct shoal_team **teams, int n, bool ok,
+                               shoal_team_t *outs)
+{
+    shoal_t sh = parent->sh;
+    uint64_t fail = !ok;
+    char mine[sizeof(sh->err)];
+    int rc;
+
+    snprintf(mine, sizeof(mine), "%s", ok ? "" : shoal_last_error(sh));
+    rc = shoal__team_allmax(sh, call, parent->comm, &fail, 1);
+    if (rc == SHOAL_SUCCESS && !fail) {
+        for (int k = 0; k < n; k++) {
+            if (teams[k] != NULL) shoal__team_link(sh, teams[k]);
+            outs[k] = teams[k];
+        }
+        return SHOAL_SUCCESS;
+    }
+    for (int k = 0; k < n; k++) shoal__team_free(teams[k], rc == SHOAL_SUCCESS);
+    if (rc != SHOAL_SUCCESS) {
+        parent->broken = true;
+        return rc;
+    }
+    if (!ok) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, NULL, "%s; no team was made", mine);
+    return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                        "another PE of the parent team could not make its part of the new team (its own error says "
+                        "why); no team was made");
 }
 
 int shoal__team_split_strided(shoal_team_t parent, int start, int stride, int size, shoal_team_t *new_p)
@@ -303,7 +464,9 @@ int shoal__team_split_strided(shoal_team_t parent, int start, int stride, int si
     static const char *const names[3] = {"start", "stride", "size"};
     shoal_t sh = parent->sh;
     shoal__split_arg_t mine = {.a = {start, stride, size}, .ids = sh->team_ids}, *all = NULL;
-    int rc, id, color = MPI_UNDEFINED;
+    struct shoal_team *t = NULL;
+    int rc, id, *colors = NULL;
+    bool ok = true;
 
     *new_p = SHOAL_TEAM_INVALID;
     if (parent->broken)
@@ -319,19 +482,28 @@ int shoal__team_split_strided(shoal_team_t parent, int start, int stride, int si
                           start, stride, size, size, parent->n_pes - 1);
         goto out;
     }
-    id = shoal__split_id(all, parent->n_pes, 0);
+    colors = malloc((size_t)parent->n_pes * sizeof(int));
+    if (colors == NULL) {
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+        goto out;
+    }
+    for (int p = 0; p < parent->n_pes; p++) {
+        long long d = (long long)p - start;
+        colors[p] =
+            (stride != 0 ? d % stride == 0 && d / stride >= 0 && d / stride < size : d == 0) ? 0 : MPI_UNDEFINED;
+    }
+    /* An id free on every member (slots and GPU words are per PE). */
+    id = shoal__split_id(all, colors, parent->n_pes, 0, NULL);
     if (id < 0) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
-                          "a PE of the parent team is in %d teams already (SHOAL_TEAM_MAX): destroy some first",
+                          "a PE of the new team is in %d teams already (SHOAL_TEAM_MAX): destroy some first",
                           SHOAL_TEAM_MAX);
         goto out;
     }
-    {
-        long long d = (long long)parent->my_pe - start;
-        if (stride != 0 ? d % stride == 0 && d / stride >= 0 && d / stride < size : d == 0) color = 0;
-    }
-    rc = shoal__split_make(parent, call, color, id, new_p);
+    shoal__split_make(parent, call, colors[parent->my_pe], id, &t, &ok);
+    rc = shoal__split_finish(parent, call, &t, 1, ok, new_p);
 out:
+    free(colors);
     free(all);
     return rc;
 }
@@ -342,7 +514,11 @@ int shoal__team_split_2d(shoal_team_t parent, int xrange, shoal_team_t *xteam_p,
     static const char *const names[3] = {"xrange", "", ""};
     shoal_t sh = parent->sh;
     shoal__split_arg_t mine = {.a = {xrange, 0, 0}, .ids = sh->team_ids}, *all = NULL;
-    int rc, xid, yid;
+    struct shoal_team *made[2] = {NULL, NULL};
+    shoal_team_t outs[2] = {SHOAL_TEAM_INVALID, SHOAL_TEAM_INVALID};
+    int rc, n = parent->n_pes, *xc = NULL, *yc = NULL, xid = -1, yid = -1;
+    uint64_t *xskip = NULL;
+    bool okx = true, oky = true;
 
     *xteam_p = *yteam_p = SHOAL_TEAM_INVALID;
     if (parent->broken)
@@ -353,18 +529,56 @@ int shoal__team_split_2d(shoal_team_t parent, int xrange, shoal_team_t *xteam_p,
         rc = shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "xrange %d: a row holds at least 1 PE", xrange);
         goto out;
     }
-    if (xrange > parent->n_pes) xrange = parent->n_pes; /* one row: OpenSHMEM clamps */
-    xid = shoal__split_id(all, parent->n_pes, 0);
-    yid = xid < 0 ? -1 : shoal__split_id(all, parent->n_pes, (uint64_t)1 << xid);
-    if (yid < 0) {
-        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
-                          "a PE of the parent team is in %d teams already (SHOAL_TEAM_MAX): destroy some first",
-                          SHOAL_TEAM_MAX - 1);
+    if (xrange > n) xrange = n; /* one row: OpenSHMEM clamps */
+    xc = malloc((size_t)n * sizeof(int));
+    yc = malloc((size_t)n * sizeof(int));
+    xskip = calloc((size_t)n, sizeof(uint64_t));
+    if (xc == NULL || yc == NULL || xskip == NULL) {
+        rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
         goto out;
     }
-    SHOAL__TRY(rc, out, shoal__split_make(parent, call, parent->my_pe / xrange, xid, xteam_p));
-    rc = shoal__split_make(parent, call, parent->my_pe % xrange, yid, yteam_p);
+    for (int p = 0; p < n; p++) {
+        xc[p] = p / xrange;
+        yc[p] = p % xrange;
+    }
+    /* Each row an id free on its members; each column one free on its
+     * members and apart from their rows' ids. Every PE finds the same. */
+    for (int p = 0; p < n; p++) {
+        int id = shoal__split_id(all, xc, n, xc[p], NULL);
+        if (id < 0) break;
+        xskip[p] = (uint64_t)1 << id;
+        if (p == parent->my_pe) xid = id;
+    }
+    for (int c = 0; c < xrange; c++) {
+        int id = shoal__split_id(all, yc, n, c, xskip);
+        if (id < 0) {
+            xid = -1;
+            break;
+        }
+        if (c == yc[parent->my_pe]) yid = id;
+    }
+    {
+        /* The same verdict everywhere: is there an id for every row and column? */
+        bool all_ids = true;
+        for (int p = 0; p < n && all_ids; p++) all_ids = shoal__split_id(all, xc, n, xc[p], NULL) >= 0;
+        for (int c = 0; c < xrange && all_ids; c++) all_ids = shoal__split_id(all, yc, n, c, xskip) >= 0;
+        if (!all_ids) {
+            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                              "a PE of the new teams is in too many teams already (SHOAL_TEAM_MAX %d, a row's and a "
+                              "column's included): destroy some first",
+                              SHOAL_TEAM_MAX);
+            goto out;
+        }
+    }
+    shoal__split_make(parent, call, xc[parent->my_pe], xid, &made[0], &okx);
+    shoal__split_make(parent, call, yc[parent->my_pe], yid, &made[1], &oky);
+    rc = shoal__split_finish(parent, call, made, 2, okx && oky, outs);
+    *xteam_p = outs[0];
+    *yteam_p = outs[1];
 out:
+    free(xc);
+    free(yc);
+    free(xskip);
     free(all);
     return rc;
 }
@@ -379,12 +593,18 @@ int shoal__team_destroy(shoal_team_t t)
     if (t->id == SHOAL__TEAM_ID_WORLD || t->id == SHOAL__TEAM_ID_NODE)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "the %s team lives as long as the instance",
                             t->id == SHOAL__TEAM_ID_WORLD ? "world" : "node");
-    /* Members meet first: nobody frees the team's communicators while a
-     * member still uses them. A failed meeting frees this PE's memory only. */
-    rc = shoal__team_meet(t, call, SHOAL__TC_KIND(SHOAL__TC_DESTROY, 0, 0), 0, 0);
+    /* This PE's GPU work of the team is done (its flags and id may serve
+     * the next team); then members meet: nobody frees the team's
+     * communicators while a member still uses them. A failed meeting frees
+     * this PE's memory only. */
+    rc = shoal__team_gpu_quiesce(t, call);
+    if (rc != SHOAL_SUCCESS)
+        rc = shoal__coll_fail(t, call, SHOAL__TC_KIND(SHOAL__TC_DESTROY, 0, 0), 0, 0, rc);
+    else
+        rc = shoal__team_meet(t, call, SHOAL__TC_KIND(SHOAL__TC_DESTROY, 0, 0), 0, 0);
     for (p = &sh->teams; *p != NULL && *p != t; p = &(*p)->next) continue;
     if (*p == t) *p = t->next;
     sh->team_ids &= ~((uint64_t)1 << t->id);
-    shoal__team_free(t, rc == SHOAL_SUCCESS && !t->broken);
+    shoal__team_release(t, rc == SHOAL_SUCCESS && !t->broken, true);
     return rc;
 }

@@ -206,9 +206,13 @@ int shoal__coll_alltoalls(shoal_team_t t, const char *call, int dt, void *dest, 
     /* A block of nelems at stride st spans ((nelems - 1) * st + 1) elements;
      * n_pes blocks follow each other nelems * st elements apart. */
     if (rc == SHOAL_SUCCESS && nelems > 0) {
-        rc = shoal__coll_bytes(sh, call, nelems * (size_t)t->n_pes - 1, (size_t)dst, &n);
+        size_t all = 0; /* the elements of every block, without overflow */
+        rc = shoal__coll_bytes(sh, call, nelems, (size_t)t->n_pes, &all);
+        if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, all - 1, (size_t)dst, &n);
+        if (rc == SHOAL_SUCCESS && n == SIZE_MAX) rc = shoal__coll_bytes(sh, call, SIZE_MAX, 2, &n);
         if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, n + 1, es, &dspan);
-        if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, nelems * (size_t)t->n_pes - 1, (size_t)sst, &n);
+        if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, all - 1, (size_t)sst, &n);
+        if (rc == SHOAL_SUCCESS && n == SIZE_MAX) rc = shoal__coll_bytes(sh, call, SIZE_MAX, 2, &n);
         if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, n + 1, es, &sspan);
         if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, dspan, src, sspan, false);
     }
@@ -274,11 +278,12 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
     uint32_t kind = SHOAL__TC_KIND(SHOAL__TC_REDUCE, dt, op);
     size_t bytes = 0, es = shoal__dt_size(dt);
     char *acc = NULL, *buf = NULL;
+    bool hier = shoal__reduce_hier_ok(t); /* through the node leaders (runtime/team_hier.c) */
     int rc;
 
     rc = shoal__coll_bytes(sh, call, nreduce, es, &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, bytes, src, bytes, true);
-    if (rc == SHOAL_SUCCESS && bytes > 0) {
+    if (rc == SHOAL_SUCCESS && bytes > 0 && !hier) {
         buf = malloc(SHOAL__REDUCE_STEP_BYTES);
         if (!t->ls_host) acc = malloc(bytes);
         if (buf == NULL || (!t->ls_host && acc == NULL))
@@ -292,7 +297,9 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
     /* Every src is ready (its owner's puts to it complete), the call agreed. */
     SHOAL__TRY(rc, out, shoal__team_barrier(t, call, kind, nreduce, 0));
     if (bytes == 0) goto out;
-    if (t->ls_host)
+    if (hier)
+        rc = shoal__reduce_hier(t, call, dt, op, dest, src, nreduce);
+    else if (t->ls_host)
         rc = shoal__reduce_ls(t, dt, op, dest, src, nreduce, buf);
     else
         rc = shoal__reduce_gather(t, call, dt, op, src, nreduce, acc, buf);
@@ -300,9 +307,9 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
         rc = shoal__coll_fail(t, call, kind, nreduce, 0, rc);
         goto out;
     }
-    /* Every read of every src is done (and, ls_host, every dest written). */
+    /* Every read of every src is done (and, ls_host or hier, every dest written). */
     SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind, nreduce, 0));
-    if (!t->ls_host) rc = shoal__rma(sh, call, true, dest, acc, bytes, sh->my_pe, 0);
+    if (!t->ls_host && !hier) rc = shoal__rma(sh, call, true, dest, acc, bytes, sh->my_pe, 0);
 out:
     free(acc);
     free(buf);

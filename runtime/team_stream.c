@@ -1,17 +1,19 @@
 /* Collectives of teams on GPU heaps, in stream order: where every member's
  * heap is mapped here (CUDA IPC, one node) and the GPU computes on the
  * type. The members meet on the GPU: small collectives are one kernel of
- * one block (barrier, data, barrier: api/shoal_device_team.cuh); large
- * ones move data on the copy engines (broadcast, collect, fcollect,
- * alltoall(s)) or in a grid (reductions), between barriers enqueued
- * apart. A barrier is a one-block kernel whose generation lives on the
- * GPU, so a captured sequence replays in a CUDA graph; where two members
- * share a GPU without MPS (their kernels take turns by time slices, and a
- * kernel that waits for the other would crawl), it is stream memory
- * operations instead, whose generation the host counts: such teams cannot
- * be captured. The host meets the members once per call (with SHOAL_CHECK
- * basic or full) to check that they made the same call; it does not wait
- * for the stream. */
+ * one block (api/shoal_device_team.cuh: the data then a barrier; a
+ * reduction between two barriers); large ones move data on the copy
+ * engines (broadcast, fcollect, alltoall) or in a grid (reductions),
+ * between barriers enqueued apart. A barrier is a one-block kernel whose
+ * generation lives on the GPU, so a captured sequence replays in a CUDA
+ * graph; where two members share a GPU without MPS (their kernels take
+ * turns by time slices, and a kernel that waits for the other would
+ * crawl), it is stream memory operations instead, whose generation the
+ * host counts: such teams cannot be captured. The host meets the members
+ * once per call (with SHOAL_CHECK basic or full, and always for the host
+ * API) to check that they made the same call; it does not wait for the
+ * stream. A team's work on different streams is chained by an event, so
+ * that its barriers' generations are taken in the order of the calls. */
 #include <string.h>
 
 #include "shoal_reduce.h"
@@ -19,6 +21,17 @@
 
 #if !SHOAL_HAVE_CUDA
 int shoal__team_gpu_reset(shoal_team_t t, const char *call)
+{
+    (void)t;
+    (void)call;
+    return SHOAL_SUCCESS;
+}
+bool shoal__team_gpu_reachable(shoal_team_t t)
+{
+    (void)t;
+    return false;
+}
+int shoal__team_gpu_quiesce(shoal_team_t t, const char *call)
 {
     (void)t;
     (void)call;
@@ -54,18 +67,25 @@ out:
     return rc;
 }
 
-/* Can the members meet on the GPU: every heap mapped here, few enough,
- * numbered as a progression (the device team's form)? */
-static bool shoal__team_on_gpu(shoal_team_t t)
+/* Why kernels cannot reach every member from here, or NULL. */
+static const char *shoal__team_gpu_why_not(shoal_team_t t)
 {
     shoal_t sh = t->sh;
-    if (sh->heap_kind != SHOAL_HEAP_GPU || sh->gpu == NULL || !t->ls_gpu || !t->strided ||
-        t->n_pes > SHOAL_DEVICE_TEAM_PES)
-        return false;
+    if (sh->heap_kind != SHOAL_HEAP_GPU || sh->gpu == NULL) return "the heap is on the host";
+    if (!t->ls_gpu) return "some member's GPU heap is not mapped here (another node, or no peer access)";
     for (int i = 0; i < t->n_pes; i++)
-        if (sh->gpu->peer_ctrl[t->pes[i]] == NULL) return false;
-    return true;
+        if (sh->gpu->peer_ctrl[t->pes[i]] == NULL)
+            return "some member's control area is not mapped here (another node, or no peer access)";
+    if (!t->strided) return "its PEs are not a progression start + i * stride";
+    if (t->n_pes > SHOAL_DEVICE_TEAM_PES) return "it has more members than SHOAL_DEVICE_TEAM_PES";
+    return NULL;
 }
+
+bool shoal__team_gpu_reachable(shoal_team_t t) { return shoal__team_gpu_why_not(t) == NULL; }
+
+/* The members agreed at creation that every one of them reaches the
+ * others on the GPU. */
+static bool shoal__team_on_gpu(shoal_team_t t) { return t->gpu_ok; }
 
 /* Kernels or memory operations: the same answer on every member (it
  * depends on what the node published of each member's GPU). */
@@ -91,29 +111,92 @@ int shoal__team_device_fill(shoal_team_t t, shoal_dev_team_t *dt)
     dt->stride = t->stride;
     dt->id = t->id;
     dt->ok = shoal__team_on_gpu(t);
-    if (!dt->ok)
+    if (!dt->ok) {
+        const char *why = shoal__team_gpu_why_not(t);
         return shoal__error(t->sh, SHOAL_ERR_UNSUPPORTED, "shoal_team_device_get",
                             "kernels cannot reach every member of this team of %d PEs: %s", t->n_pes,
-                            t->sh->heap_kind != SHOAL_HEAP_GPU ? "the heap is on the host"
-                            : !t->ls_gpu                       ? "some member's GPU heap is not mapped here (another "
-                                                                 "node, or no peer access)"
-                            : !t->strided                      ? "its PEs are not a progression start + i * stride"
-                                                               : "it has more members than SHOAL_DEVICE_TEAM_PES");
+                            why ? why : "another member cannot reach every member from its GPU");
+    }
     return SHOAL_SUCCESS;
 }
 
-int shoal__team_stream_wait(shoal_team_t t, const char *call, void *stream)
+static bool shoal__capturing(cudaStream_t stream)
 {
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-    int rc = SHOAL_SUCCESS;
+    return cudaStreamIsCapturing(stream, &cap) != cudaSuccess || cap != cudaStreamCaptureStatusNone;
+}
 
-    SHOAL__CUDA_TRY(t->sh, call, rc, out, cudaStreamIsCapturing((cudaStream_t)stream, &cap));
-    if (cap != cudaStreamCaptureStatusNone)
+/* Wait for an event or a stream (query is cudaEventQuery or
+ * cudaStreamQuery on it) for at most SHOAL_TIMEOUT, keeping MPI's progress
+ * going (a peer's stream may wait for this PE's MPI). */
+static int shoal__team_gpu_wait(shoal_team_t t, const char *call, const char *what, cudaError_t (*query)(void *),
+                                void *obj)
+{
+    shoal_t sh = t->sh;
+    double start = shoal__now();
+    unsigned spins = 0, polls = 0;
+    cudaError_t err;
+
+    while ((err = query(obj)) == cudaErrorNotReady) {
+        if (sh->cfg.timeout > 0 && (++polls & 255) == 0 && shoal__now() - start > sh->cfg.timeout) {
+            t->broken = true;
+            return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                                "timed out after %g s waiting for %s (a team collective on it waits for another "
+                                "member's GPU work that never came?); the team can only be destroyed now",
+                                sh->cfg.timeout, what);
+        }
+        shoal__wait_progress(sh, &spins);
+    }
+    if (err != cudaSuccess) return shoal__cuda_error(sh, call, what, err);
+    return SHOAL_SUCCESS;
+}
+static cudaError_t shoal__query_stream(void *s) { return cudaStreamQuery((cudaStream_t)s); }
+static cudaError_t shoal__query_event(void *e) { return cudaEventQuery((cudaEvent_t)e); }
+
+int shoal__team_stream_wait(shoal_team_t t, const char *call, void *stream)
+{
+    if (shoal__capturing((cudaStream_t)stream))
         return shoal__error(t->sh, SHOAL_ERR_UNSUPPORTED, call,
                             "the stream is being captured, but this collective runs on the host once the stream is "
-                            "idle (collect, alltoalls, long double and complex types, or members the GPU cannot "
-                            "reach): call it outside the capture");
-    SHOAL__CUDA_TRY(t->sh, call, rc, out, cudaStreamSynchronize((cudaStream_t)stream));
+                            "idle (collect, alltoalls, reductions of long double and complex, or members the GPU "
+                            "cannot reach): call it outside the capture");
+    return shoal__team_gpu_wait(t, call, "the stream", shoal__query_stream, stream);
+}
+
+int shoal__team_gpu_quiesce(shoal_team_t t, const char *call)
+{
+    int rc = SHOAL_SUCCESS;
+    if (t->gpu_event == NULL) return SHOAL_SUCCESS;
+    rc = shoal__team_gpu_wait(t, call, "the team's GPU work", shoal__query_event, t->gpu_event);
+    cudaEventDestroy((cudaEvent_t)t->gpu_event);
+    t->gpu_event = NULL;
+    return rc;
+}
+
+/* Before enqueuing the team's work on stream: after its work on another
+ * stream (outside captures: a capture cannot wait for work outside it). */
+static int shoal__team_gpu_enter(shoal_team_t t, const char *call, cudaStream_t stream)
+{
+    int rc = SHOAL_SUCCESS;
+    if (t->gpu_event == NULL || t->gpu_stream == (void *)stream || shoal__capturing(stream)) return SHOAL_SUCCESS;
+    SHOAL__CUDA_TRY(t->sh, call, rc, out, cudaStreamWaitEvent(stream, (cudaEvent_t)t->gpu_event, 0));
+out:
+    return rc;
+}
+
+/* After it: the point the team's next work on another stream waits for. */
+static int shoal__team_gpu_leave(shoal_team_t t, const char *call, cudaStream_t stream)
+{
+    int rc = SHOAL_SUCCESS;
+    t->gpu_used = true;
+    if (shoal__capturing(stream)) return SHOAL_SUCCESS;
+    if (t->gpu_event == NULL) {
+        cudaEvent_t ev;
+        SHOAL__CUDA_TRY(t->sh, call, rc, out, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        t->gpu_event = ev;
+    }
+    SHOAL__CUDA_TRY(t->sh, call, rc, out, cudaEventRecord((cudaEvent_t)t->gpu_event, stream));
+    t->gpu_stream = stream;
 out:
     return rc;
 }
@@ -191,6 +274,18 @@ static int shoal__team_gpu_barrier(shoal_team_t t, const char *call, cudaStream_
     return shoal__team_launched(t, call, shoal__team_barrier_launch(stream, &dev, &dt));
 }
 
+/* A member whose arguments were refused, where members do not meet on the
+ * host (SHOAL_CHECK=off): it still enqueues the barriers the call has, so
+ * that the others' streams do not wait for it forever. */
+static void shoal__team_gpu_skip(shoal_team_t t, const char *call, cudaStream_t stream, int barriers)
+{
+    char saved[sizeof(t->sh->err)];
+    snprintf(saved, sizeof(saved), "%s", shoal_last_error(t->sh));
+    for (int k = 0; k < barriers; k++)
+        if (shoal__team_gpu_barrier(t, call, stream) != SHOAL_SUCCESS) break;
+    shoal__error(t->sh, t->sh->err_status, NULL, "%s", saved);
+}
+
 /* The kernels' type for dt, or -1. */
 static int shoal__team_kt(int dt)
 {
@@ -223,30 +318,34 @@ out:
     return rc;
 }
 
-int shoal__coll_run_stream(shoal_team_t t, const char *call, const shoal__coll_args_t *a, void *stream_v)
+/* The collective a describes, on stream. on_stream: the _on_stream call
+ * (else the host API's, on the internal stream), which meets the other
+ * members on the host only with SHOAL_CHECK basic or full. */
+static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__coll_args_t *a, cudaStream_t stream,
+                                 bool on_stream)
 {
     shoal_t sh = t->sh;
-    cudaStream_t stream = (cudaStream_t)stream_v;
-    uint32_t kind = SHOAL__TC_KIND(a->tc, a->dt, a->op) | SHOAL__TC_STREAM;
+    uint32_t kind = SHOAL__TC_KIND(a->tc, a->dt, a->op) | (on_stream ? SHOAL__TC_STREAM : 0);
     size_t es = shoal__dt_size(a->dt), bytes = 0, all = 0;
     uint64_t b = 0;
-    int kt = shoal__team_kt(a->dt), rc = SHOAL_SUCCESS;
+    int kt = shoal__team_kt(a->dt), rc = SHOAL_SUCCESS, barriers = a->tc == SHOAL__TC_REDUCE ? 2 : 1;
+    bool meet = !on_stream || sh->cfg.check != SHOAL_CHECK_OFF, fused;
     shoal_device_t dev;
     shoal_dev_team_t dt;
-    bool fused;
-    enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
 
-    if (!shoal__team_on_gpu(t) || (a->tc == SHOAL__TC_REDUCE && kt < 0) || sh->coll_algo == SHOAL__COLL_ALGO_TRANSPORT)
+    if (!shoal__team_on_gpu(t) || (a->tc == SHOAL__TC_REDUCE && kt < 0) ||
+        sh->coll_algo == SHOAL__COLL_ALGO_TRANSPORT || a->tc == SHOAL__TC_COLLECT || a->tc == SHOAL__TC_ALLTOALLS)
         return SHOAL__COLL_NOT_HERE;
+    if (t->broken)
+        return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                            "an earlier collective on this team failed midway, so its members are out of step; only "
+                            "shoal_team_destroy is possible");
     if (a->tc == SHOAL__TC_BCAST) b = (uint64_t)(int64_t)a->root;
-    if (a->tc == SHOAL__TC_ALLTOALLS) b = (uint64_t)(uint32_t)a->dst << 32 | (uint32_t)a->sst;
 
     /* Arguments, as on the host. */
     rc = shoal__coll_bytes(sh, call, a->nelems, es, &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, bytes, (size_t)t->n_pes, &all);
-    if (rc == SHOAL_SUCCESS && cudaStreamIsCapturing(stream, &cap) != cudaSuccess)
-        rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "cudaStreamIsCapturing failed");
-    if (rc == SHOAL_SUCCESS && cap != cudaStreamCaptureStatusNone && shoal__team_gpu_mode(t) == SHOAL__TEAM_GPU_MEMOPS)
+    if (rc == SHOAL_SUCCESS && shoal__capturing(stream) && shoal__team_gpu_mode(t) == SHOAL__TEAM_GPU_MEMOPS)
         rc = shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
                           "the stream is being captured, but members of this team share a GPU without MPS: their "
                           "barriers are stream memory operations counted on the host, which a graph would replay "
@@ -262,61 +361,61 @@ int shoal__coll_run_stream(shoal_team_t t, const char *call, const shoal__coll_a
             break;
         case SHOAL__TC_FCOLLECT: rc = shoal__coll_check(t, call, a->dest, all, a->src, bytes, false); break;
         case SHOAL__TC_ALLTOALL: rc = shoal__coll_check(t, call, a->dest, all, a->src, all, false); break;
-        case SHOAL__TC_REDUCE: rc = shoal__coll_check(t, call, a->dest, bytes, a->src, bytes, true); break;
-        default: return SHOAL__COLL_NOT_HERE; /* collect, alltoalls: the host's */
+        default: rc = shoal__coll_check(t, call, a->dest, bytes, a->src, bytes, true); break; /* reduce */
         }
     if (rc == SHOAL_SUCCESS) rc = shoal__team_launch_args(t, &dev, &dt);
-    if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, a->nelems, b, rc);
-    if (sh->cfg.check != SHOAL_CHECK_OFF) SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind, a->nelems, b));
-    if (t->n_pes == 1 && a->tc != SHOAL__TC_REDUCE && a->tc != SHOAL__TC_BCAST && a->tc != SHOAL__TC_FCOLLECT &&
-        a->tc != SHOAL__TC_ALLTOALL)
-        goto out;
+    if (rc == SHOAL_SUCCESS) rc = shoal__team_gpu_enter(t, call, stream);
+    if (rc != SHOAL_SUCCESS) {
+        if (meet) return shoal__coll_fail(t, call, kind, a->nelems, b, rc);
+        shoal__team_gpu_skip(t, call, stream, barriers);
+        return rc;
+    }
+    if (meet) SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind, a->nelems, b));
 
     fused = shoal__team_gpu_mode(t) == SHOAL__TEAM_GPU_KERNELS &&
             (sh->coll_algo == SHOAL__COLL_ALGO_KERNEL ||
              (sh->coll_algo == SHOAL__COLL_ALGO_AUTO &&
               (a->tc == SHOAL__TC_REDUCE ? bytes : all) <= SHOAL__COLL_FUSED_BYTES));
-    switch (a->tc) {
-    case SHOAL__TC_BCAST:
-    case SHOAL__TC_FCOLLECT:
-    case SHOAL__TC_ALLTOALL: {
+    if (a->tc != SHOAL__TC_REDUCE) {
         int k = a->tc == SHOAL__TC_BCAST ? 0 : a->tc == SHOAL__TC_FCOLLECT ? 1 : 2;
         if (fused) {
             rc = shoal__team_launched(t, call,
                                       shoal__team_push_launch(stream, &dev, &dt, k, a->dest, a->src, bytes, a->root));
-            break;
+        } else {
+            if (k == 0 && t->my_pe == a->root)
+                rc = shoal__team_ce_push(t, call, stream, a->dest, 0, a->src, bytes, false);
+            else if (k == 1)
+                rc = shoal__team_ce_push(t, call, stream, a->dest, (size_t)t->my_pe * bytes, a->src, bytes, false);
+            else if (k == 2)
+                rc = shoal__team_ce_push(t, call, stream, a->dest, (size_t)t->my_pe * bytes, a->src, bytes, true);
+            if (rc == SHOAL_SUCCESS)
+                rc = shoal__team_gpu_barrier(t, call, stream);
+            else
+                t->broken = true; /* the others wait for this PE's barrier */
         }
-        if (k == 0 && t->my_pe == a->root)
-            rc = shoal__team_ce_push(t, call, stream, a->dest, 0, a->src, bytes, false);
-        else if (k == 1)
-            rc = shoal__team_ce_push(t, call, stream, a->dest, (size_t)t->my_pe * bytes, a->src, bytes, false);
-        else if (k == 2)
-            rc = shoal__team_ce_push(t, call, stream, a->dest, (size_t)t->my_pe * bytes, a->src, bytes, true);
+    } else if (bytes == 0) {
+        rc = shoal__team_gpu_barrier(t, call, stream);
         if (rc == SHOAL_SUCCESS) rc = shoal__team_gpu_barrier(t, call, stream);
-        break;
-    }
-    case SHOAL__TC_REDUCE:
-        if (bytes == 0) {
-            rc = shoal__team_gpu_barrier(t, call, stream);
-            break;
-        }
-        if (fused) {
-            rc = shoal__team_launched(t, call,
-                                      shoal__team_reduce_launch(stream, &dev, &dt, kt, a->op, a->dest, a->src,
-                                                                a->nelems, SHOAL__KM_FUSED));
-            break;
-        }
+    } else if (fused) {
+        rc = shoal__team_launched(t, call,
+                                  shoal__team_reduce_launch(stream, &dev, &dt, kt, a->op, a->dest, a->src, a->nelems,
+                                                            SHOAL__KM_FUSED));
+    } else {
         SHOAL__TRY(rc, out, shoal__team_gpu_barrier(t, call, stream));
         SHOAL__TRY(rc, out,
                    shoal__team_launched(t, call,
                                         shoal__team_reduce_launch(stream, &dev, &dt, kt, a->op, a->dest, a->src,
                                                                   a->nelems, SHOAL__KM_DATA)));
         rc = shoal__team_gpu_barrier(t, call, stream);
-        break;
-    default: break;
     }
+    if (rc == SHOAL_SUCCESS) rc = shoal__team_gpu_leave(t, call, stream);
 out:
     return rc;
+}
+
+int shoal__coll_run_stream(shoal_team_t t, const char *call, const shoal__coll_args_t *a, void *stream)
+{
+    return shoal__coll_stream_do(t, call, a, (cudaStream_t)stream, true);
 }
 
 int shoal__coll_run_gpu(shoal_team_t t, const char *call, const shoal__coll_args_t *a)
@@ -327,17 +426,16 @@ int shoal__coll_run_gpu(shoal_team_t t, const char *call, const shoal__coll_args
     if (sh->gpu == NULL) return SHOAL__COLL_NOT_HERE;
     /* The internal stream: after the copies this PE's host calls queued
      * there, and after the application's work on the legacy stream. */
-    rc = shoal__coll_run_stream(t, call, a, sh->gpu->stream);
+    rc = shoal__coll_stream_do(t, call, a, sh->gpu->stream, false);
     if (rc != SHOAL_SUCCESS) return rc;
-    SHOAL__CUDA_TRY(sh, call, rc, out, cudaStreamSynchronize(sh->gpu->stream));
-out:
-    return rc;
+    return shoal__team_gpu_wait(t, call, "the instance's internal stream", shoal__query_stream, sh->gpu->stream);
 }
 
 int shoal__team_barrier_on_stream(shoal_team_t t, const char *call, void *stream_v)
 {
     cudaStream_t stream = (cudaStream_t)stream_v;
     uint32_t kind = SHOAL__TC_KIND(SHOAL__TC_BARRIER_STREAM, 0, 0) | SHOAL__TC_STREAM;
+    bool meet = t->sh->cfg.check != SHOAL_CHECK_OFF;
     int rc;
 
     if (!shoal__team_on_gpu(t) || t->sh->coll_algo == SHOAL__COLL_ALGO_TRANSPORT) {
@@ -346,10 +444,25 @@ int shoal__team_barrier_on_stream(shoal_team_t t, const char *call, void *stream
         if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, 0, 0, rc);
         return shoal__team_barrier(t, call, kind, 0, 0);
     }
+    if (t->broken)
+        return shoal__error(t->sh, SHOAL_ERR_TIMEOUT, call,
+                            "an earlier collective on this team failed midway, so its members are out of step; only "
+                            "shoal_team_destroy is possible");
     rc = shoal__quiet_on_stream(t->sh, stream);
-    if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, 0, 0, rc);
-    if (t->sh->cfg.check != SHOAL_CHECK_OFF) SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind, 0, 0));
+    if (rc == SHOAL_SUCCESS && shoal__capturing(stream) && shoal__team_gpu_mode(t) == SHOAL__TEAM_GPU_MEMOPS)
+        rc = shoal__error(t->sh, SHOAL_ERR_UNSUPPORTED, call,
+                          "the stream is being captured, but members of this team share a GPU without MPS: their "
+                          "barriers are stream memory operations counted on the host, which a graph would replay "
+                          "with stale counts; start MPS, or call it outside the capture");
+    if (rc == SHOAL_SUCCESS) rc = shoal__team_gpu_enter(t, call, stream);
+    if (rc != SHOAL_SUCCESS) {
+        if (meet) return shoal__coll_fail(t, call, kind, 0, 0, rc);
+        shoal__team_gpu_skip(t, call, stream, 1);
+        return rc;
+    }
+    if (meet) SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind, 0, 0));
     rc = shoal__team_gpu_barrier(t, call, stream);
+    if (rc == SHOAL_SUCCESS) rc = shoal__team_gpu_leave(t, call, stream);
 out:
     return rc;
 }

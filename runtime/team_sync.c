@@ -100,8 +100,13 @@ static size_t shoal__say_member(shoal_team_t t, int i, char *buf, size_t len)
                             shoal__pe_gone(t->sh, t->pes[i]) ? ", its process is gone" : "");
 }
 
+/* Why a meeting failed: this PE waited its time, its node leader gave
+ * up, or this PE came after the others had given up on the meeting. */
+enum { SHOAL__TEAM_TO_WAITED, SHOAL__TEAM_TO_LEADER, SHOAL__TEAM_TO_LATE };
+
 /* Give up on meeting gen: the members out of step from here. */
-static int shoal__team_timeout(shoal_team_t t, const char *call, uint32_t kind, uint64_t gen, bool leader_gave_up)
+static int shoal__team_timeout(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b, uint64_t gen,
+                               int why)
 {
     shoal_t sh = t->sh;
     char what[96], who[512];
@@ -111,11 +116,17 @@ static int shoal__team_timeout(shoal_team_t t, const char *call, uint32_t kind, 
     t->broken = true;
     atomic_fetch_or_explicit(&shoal__team_slot(sh, t->id, sh->node_rank)->arrived, SHOAL__GAVE_UP,
                              memory_order_release);
-    shoal__team_call_str(kind, 0, 0, what, sizeof(what));
+    shoal__team_call_str(kind, a, b, what, sizeof(what));
+    if (why == SHOAL__TEAM_TO_LATE)
+        return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                            "cannot complete %s on a team of %d PEs: the other members gave up on it (after %g s) "
+                            "before this PE came; every member must make the same collective calls on the team in "
+                            "the same order; the team can only be destroyed now",
+                            what, t->n_pes, sh->cfg.timeout);
     who[0] = 0;
     for (int k = 0; k < t->n_local && n < sizeof(who) - 64; k++) {
-        uint64_t a = atomic_load_explicit(&shoal__team_slot(sh, t->id, t->local[k])->arrived, memory_order_acquire);
-        if ((a & ~SHOAL__GAVE_UP) >= gen) continue;
+        uint64_t got = atomic_load_explicit(&shoal__team_slot(sh, t->id, t->local[k])->arrived, memory_order_acquire);
+        if ((got & ~SHOAL__GAVE_UP) >= gen) continue;
         if (shown++ == 8) {
             n += (size_t)snprintf(who + n, sizeof(who) - n, ", ...");
             break;
@@ -131,7 +142,8 @@ static int shoal__team_timeout(shoal_team_t t, const char *call, uint32_t kind, 
                         "timed out after %g s in %s on a team of %d PEs%s: still waiting for %s; every member must "
                         "make the same collective calls on the team in the same order; the team can only be "
                         "destroyed now",
-                        sh->cfg.timeout, what, t->n_pes, leader_gave_up ? " (the node leader gave up)" : "", who);
+                        sh->cfg.timeout, what, t->n_pes,
+                        why == SHOAL__TEAM_TO_LEADER ? " (the node leader gave up)" : "", who);
 }
 
 /* After a mismatch every member is here: gather what each called, say it. */
@@ -177,13 +189,53 @@ static int shoal__team_mismatch(shoal_team_t t, const char *call, uint32_t kind,
     if (failed)
         return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                             "the call failed on a member before the members met (%s; that PE's own error says "
-                            "why); no member went through it",
+                            "why); the call did not complete on any member (what it moved before is undefined)",
                             msg);
     return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                         "the team's %d members disagree on a collective call (%s); every member must make the "
                         "same collective calls on the team, with the same counts, root, type and operator, in the "
                         "same order; dest is undefined",
                         t->n_pes, msg);
+}
+
+/* A node leader that gives up on a meeting says so to the team's other
+ * leaders, in a note on the leaders' communicator: a leader arriving later
+ * would otherwise complete the allreduce this one abandoned and release its
+ * node into a meeting nobody else finished. Leaders look for notes while
+ * they wait and once the allreduce is done. */
+#define SHOAL__TAG_TEAM_GAVE_UP 0x5f1
+
+static void shoal__team_announce(shoal_team_t t)
+{
+    int me, n;
+
+    if (t->leader == MPI_COMM_NULL || MPI_Comm_rank(t->leader, &me) != MPI_SUCCESS ||
+        MPI_Comm_size(t->leader, &n) != MPI_SUCCESS)
+        return;
+    for (int k = 0; k < n; k++) {
+        uint64_t *note;
+        MPI_Request req;
+        if (k == me || (note = malloc(sizeof(*note))) == NULL) continue;
+        *note = t->gen;
+        if (MPI_Isend(note, 1, MPI_UINT64_T, k, SHOAL__TAG_TEAM_GAVE_UP, t->leader, &req) == MPI_SUCCESS)
+            shoal__abandon(t->sh, req, note); /* MPI keeps the note until it is received or the team goes */
+        else
+            free(note);
+    }
+}
+
+/* Has another leader of the team given up (its note is here)? */
+static bool shoal__team_noted(shoal_team_t t)
+{
+    MPI_Status st;
+    uint64_t gen;
+    int flag = 0;
+
+    if (t->leader == MPI_COMM_NULL ||
+        MPI_Iprobe(MPI_ANY_SOURCE, SHOAL__TAG_TEAM_GAVE_UP, t->leader, &flag, &st) != MPI_SUCCESS || !flag)
+        return false;
+    MPI_Recv(&gen, 1, MPI_UINT64_T, st.MPI_SOURCE, SHOAL__TAG_TEAM_GAVE_UP, t->leader, MPI_STATUS_IGNORE);
+    return true;
 }
 
 /* Node leaders of the team agree across nodes (min of each value and of
@@ -209,12 +261,34 @@ static int shoal__team_leaders(shoal_team_t t, uint32_t kind, uint64_t a, uint64
         return SHOAL_ERR_MPI;
     }
     shoal__deadline_init(&d, sh, 1.0);
-    if (!shoal__team_wait_req(sh, &req, in, &d)) return SHOAL_ERR_TIMEOUT;
+    for (unsigned spins = 0, polls = 0;;) {
+        int done = 0;
+        if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return SHOAL_ERR_MPI;
+        if (done) break;
+        /* another leader gave up: waiting longer is pointless */
+        if (((++polls & 63) == 0 && shoal__team_noted(t)) || shoal__deadline_passed(&d)) {
+            shoal__abandon(sh, req, in);
+            shoal__team_announce(t);
+            return SHOAL_ERR_TIMEOUT;
+        }
+        shoal__wait_pause(&spins);
+    }
+    /* done, but maybe against a request some leader abandoned */
+    if (shoal__team_noted(t)) {
+        free(in);
+        return SHOAL_ERR_TIMEOUT;
+    }
     verdict = out[0] == 0 || out[1] != ~out[2] || out[3] != ~out[4] || out[5] != ~out[6] ? SHOAL_ERR_NOT_SYMMETRIC
                                                                                          : SHOAL_SUCCESS;
     free(in);
     return verdict;
 }
+
+/* The leader's release word: the last generation released, or that
+ * generation with SHOAL__GAVE_UP where a member gave up on it before the
+ * release. One compare-and-swap decides which came first, so a meeting ends
+ * the same way for every member of the node. */
+#define SHOAL__RELEASED(r) ((r) & ~SHOAL__GAVE_UP)
 
 int shoal__team_meet(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b)
 {
@@ -222,8 +296,9 @@ int shoal__team_meet(shoal_team_t t, const char *call, uint32_t kind, uint64_t a
     shoal__team_slot_t *me, *lead;
     shoal__team_deadline_t d;
     unsigned spins = 0;
-    uint64_t gen;
+    uint64_t gen, rel;
     int verdict = SHOAL_SUCCESS;
+    bool late = false; /* members had given up on this meeting before this PE came */
 
     if (t->broken || sh->broken)
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
@@ -239,6 +314,7 @@ int shoal__team_meet(shoal_team_t t, const char *call, uint32_t kind, uint64_t a
     me->b = b;
     atomic_store_explicit(&me->arrived, gen, memory_order_release);
     if (me == lead) {
+        uint64_t expect = gen - 1;
         shoal__deadline_init(&d, sh, 1.0);
         for (int k = 1; k < t->n_local && verdict != SHOAL_ERR_TIMEOUT; k++) {
             shoal__team_slot_t *s = shoal__team_slot(sh, t->id, t->local[k]);
@@ -247,28 +323,51 @@ int shoal__team_meet(shoal_team_t t, const char *call, uint32_t kind, uint64_t a
                 if (shoal__deadline_passed(&d)) break;
                 shoal__wait_progress(sh, &spins);
             }
-            if (got < gen || (got & SHOAL__GAVE_UP))
+            if (got < gen || (got & SHOAL__GAVE_UP)) {
+                late = got >= gen; /* it came, waited for this leader, and gave up */
                 verdict = SHOAL_ERR_TIMEOUT;
-            else if (s->kind != kind || s->a != a || s->b != b)
+            } else if (s->kind != kind || s->a != a || s->b != b)
                 verdict = SHOAL_ERR_NOT_SYMMETRIC;
         }
         if (verdict != SHOAL_ERR_TIMEOUT && t->n_nodes > 1) verdict = shoal__team_leaders(t, kind, a, b, verdict);
         atomic_store_explicit(&lead->verdict, verdict, memory_order_relaxed);
-        atomic_store_explicit(&lead->release, gen, memory_order_release);
-        if (verdict == SHOAL_ERR_TIMEOUT) return shoal__team_timeout(t, call, kind, gen, false);
+        /* Release, unless a member of the node gave up first. */
+        if (!atomic_compare_exchange_strong_explicit(&lead->release, &expect, gen, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            late = true;
+            verdict = SHOAL_ERR_TIMEOUT;
+        }
+        if (verdict == SHOAL_ERR_TIMEOUT) {
+            if (t->n_nodes > 1 && late) shoal__team_announce(t);
+            return shoal__team_timeout(t, call, kind, a, b, gen, late ? SHOAL__TEAM_TO_LATE : SHOAL__TEAM_TO_WAITED);
+        }
         if (verdict == SHOAL_ERR_MPI || verdict == SHOAL_ERR_NO_MEMORY) {
             t->broken = true;
             return shoal__error(sh, verdict, call, "the node leaders could not agree through MPI");
         }
     } else {
-        /* A little longer than the leader, so that a leader that is here decides. */
-        shoal__deadline_init(&d, sh, 1.25);
-        while (atomic_load_explicit(&lead->release, memory_order_acquire) < gen) {
-            if (shoal__deadline_passed(&d)) return shoal__team_timeout(t, call, kind, gen, false);
+        /* The leader's own wait, and, across nodes, the leaders'
+         * agreement: a member waits for both, and a little longer. */
+        shoal__deadline_init(&d, sh, t->n_nodes > 1 ? 2.25 : 1.25);
+        /* Released at the first look with a timeout: the leader had given
+         * up waiting before this PE came. */
+        late = SHOAL__RELEASED(atomic_load_explicit(&lead->release, memory_order_acquire)) >= gen;
+        while (SHOAL__RELEASED(rel = atomic_load_explicit(&lead->release, memory_order_acquire)) < gen) {
+            if (shoal__deadline_passed(&d)) {
+                uint64_t expect = gen - 1;
+                /* Give up, unless the release came first. */
+                if (atomic_compare_exchange_strong_explicit(&lead->release, &expect, gen | SHOAL__GAVE_UP,
+                                                            memory_order_acq_rel, memory_order_acquire))
+                    return shoal__team_timeout(t, call, kind, a, b, gen, SHOAL__TEAM_TO_WAITED);
+                rel = expect;
+                break;
+            }
             shoal__wait_progress(sh, &spins);
         }
         verdict = atomic_load_explicit(&lead->verdict, memory_order_relaxed);
-        if (verdict == SHOAL_ERR_TIMEOUT) return shoal__team_timeout(t, call, kind, gen, true);
+        if (rel & SHOAL__GAVE_UP) verdict = SHOAL_ERR_TIMEOUT; /* another member gave up on it */
+        if (verdict == SHOAL_ERR_TIMEOUT)
+            return shoal__team_timeout(t, call, kind, a, b, gen, late ? SHOAL__TEAM_TO_LATE : SHOAL__TEAM_TO_LEADER);
         if (verdict != SHOAL_SUCCESS && verdict != SHOAL_ERR_NOT_SYMMETRIC) {
             t->broken = true;
             return shoal__error(sh, verdict, call, "the members' node leader (PE %d) failed: %s",
