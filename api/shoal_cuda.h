@@ -98,9 +98,10 @@ SHOAL_EXPORT int shoal_team_device_get(shoal_team_t team, shoal_dev_team_t *team
  * every member's GPU heap is mapped here (CUDA IPC: the PEs of a node) the
  * members meet on the GPU: broadcast, fcollect, alltoall and the
  * reductions are kernels and copy-engine copies (README, "Collectives",
- * says which when). Otherwise, and for collect and alltoalls, and for the
- * types the GPU does not compute on (long double, complex), the host waits
- * for stream and runs the host collective before returning. With
+ * says which when). Otherwise, and for collect and alltoalls, and for
+ * reductions of the types the GPU does not compute on (long double,
+ * complex), the host waits for stream (at most SHOAL_TIMEOUT) and runs the
+ * host collective before returning (refused inside a capture). With
  * SHOAL_CHECK basic or full (the default) the host also meets the members
  * once per call to check that they made the same call (it does not wait
  * for their streams); SHOAL_CHECK=off skips it. Members sharing a GPU

@@ -41,8 +41,13 @@ int shoal__team_gpu_quiesce(shoal_team_t t, const char *call)
 #include "shoal_gpu.h"
 #include "team_kernels.h"
 
-/* Bytes a member moves out up to which a collective is one kernel. */
-#define SHOAL__COLL_FUSED_BYTES ((size_t)64 << 10)
+/* Up to these bytes a collective is one kernel of one block (measured on
+ * an H200, BENCHMARKS.md): what a member pushes (broadcast, fcollect,
+ * alltoall: one block copies faster than two copy-engine launches and a
+ * barrier kernel up to there), what a member reduces (a block's loads of
+ * every member's src fall behind a grid's beyond it). */
+#define SHOAL__COLL_FUSED_PUSH ((size_t)512 << 10)
+#define SHOAL__COLL_FUSED_REDUCE ((size_t)32 << 10)
 
 enum {
     SHOAL__TEAM_GPU_KERNELS = 1, /* barriers are kernels (graph-safe) */
@@ -375,7 +380,7 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
     fused = shoal__team_gpu_mode(t) == SHOAL__TEAM_GPU_KERNELS &&
             (sh->coll_algo == SHOAL__COLL_ALGO_KERNEL ||
              (sh->coll_algo == SHOAL__COLL_ALGO_AUTO &&
-              (a->tc == SHOAL__TC_REDUCE ? bytes : all) <= SHOAL__COLL_FUSED_BYTES));
+              (a->tc == SHOAL__TC_REDUCE ? bytes <= SHOAL__COLL_FUSED_REDUCE : all <= SHOAL__COLL_FUSED_PUSH)));
     if (a->tc != SHOAL__TC_REDUCE) {
         int k = a->tc == SHOAL__TC_BCAST ? 0 : a->tc == SHOAL__TC_FCOLLECT ? 1 : 2;
         if (fused) {
