@@ -76,8 +76,8 @@ struct shoal_instance {
 
     struct shoal_gpu *gpu; /* GPU heap state, or NULL */
 
-    struct shoal_team *teams; /* runtime/team.c: world, node, then the splits, oldest first */
-    uint64_t team_ids;        /* ids (bits) of the teams this PE is in */
+    struct shoal_team *teams;      /* runtime/team.c: world, node, then the splits, oldest first */
+    uint64_t team_ids;             /* ids (bits) of the teams this PE is in */
     struct shoal_team *dead_teams; /* destroyed teams' handles, refused until finalize frees them */
 
     shoal__robust_t robust; /* runtime/robust.c (valid while robust.ready) */
