@@ -69,6 +69,17 @@ static inline char *shoal__peer_addr(shoal_t sh, const void *p, int pe)
     return sh->peer_base[pe] + ((const char *)p - sh->heap_base);
 }
 
+/* The meeting that ends a collective's pushes (and begins a reduction):
+ * where every member's heap is stored into directly, the members' meeting
+ * alone (their stores are ordered with it); else a team barrier, whose
+ * quiet completes this PE's puts and whose transports' sync makes the
+ * others' visible here. */
+static int shoal__coll_meet(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b)
+{
+    if (t->ls_host) return shoal__team_meet(t, call, kind, a, b);
+    return shoal__team_barrier(t, call, kind, a, b);
+}
+
 /* Put n bytes of src to member i's dest (non-blocking through a transport,
  * a copy where ls_host). */
 static int shoal__coll_put(shoal_team_t t, const char *call, void *dest, const void *src, size_t n, int i)
@@ -103,7 +114,7 @@ int shoal__coll_bcast(shoal_team_t t, const char *call, int dt, void *dest, cons
         for (int k = 0; k < t->n_pes && rc == SHOAL_SUCCESS; k++)
             rc = shoal__coll_put(t, call, dest, src, bytes, (root + 1 + k) % t->n_pes);
     if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, (uint64_t)root, rc);
-    return shoal__team_barrier(t, call, kind, nelems, (uint64_t)root);
+    return shoal__coll_meet(t, call, kind, nelems, (uint64_t)root);
 }
 
 /* Every member's block (bytes[i] at offset off[i] of dest) from my src. */
@@ -128,7 +139,7 @@ int shoal__coll_fcollect(shoal_team_t t, const char *call, int dt, void *dest, c
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, all, src, bytes, false);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_gather_push(t, call, dest, src, bytes, (size_t)t->my_pe * bytes);
     if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, 0, rc);
-    return shoal__team_barrier(t, call, kind, nelems, 0);
+    return shoal__coll_meet(t, call, kind, nelems, 0);
 }
 
 int shoal__coll_collect(shoal_team_t t, const char *call, int dt, void *dest, const void *src, size_t nelems)
@@ -166,7 +177,7 @@ int shoal__coll_collect(shoal_team_t t, const char *call, int dt, void *dest, co
         rc = shoal__coll_fail(t, call, kind, total, 0, rc);
         goto out;
     }
-    rc = shoal__team_barrier(t, call, kind, total, 0);
+    rc = shoal__coll_meet(t, call, kind, total, 0);
 out:
     free(counts);
     return rc;
@@ -188,7 +199,7 @@ int shoal__coll_alltoall(shoal_team_t t, const char *call, int dt, void *dest, c
                              bytes, j);
     }
     if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, 0, rc);
-    return shoal__team_barrier(t, call, kind, nelems, 0);
+    return shoal__coll_meet(t, call, kind, nelems, 0);
 }
 
 int shoal__coll_alltoalls(shoal_team_t t, const char *call, int dt, void *dest, const void *src, ptrdiff_t dst,
@@ -227,7 +238,7 @@ int shoal__coll_alltoalls(shoal_team_t t, const char *call, int dt, void *dest, 
             rc = shoal__rma_2d(sh, call, true, d, (size_t)dst * es, s, (size_t)sst * es, es, nelems, t->pes[j]);
     }
     if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, strides, rc);
-    return shoal__team_barrier(t, call, kind, nelems, strides);
+    return shoal__coll_meet(t, call, kind, nelems, strides);
 }
 
 /* Reduction where every member's heap is loaded and stored here: my share
@@ -295,7 +306,7 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
         goto out;
     }
     /* Every src is ready (its owner's puts to it complete), the call agreed. */
-    SHOAL__TRY(rc, out, shoal__team_barrier(t, call, kind, nreduce, 0));
+    SHOAL__TRY(rc, out, shoal__coll_meet(t, call, kind, nreduce, 0));
     if (bytes == 0) goto out;
     if (hier)
         rc = shoal__reduce_hier(t, call, dt, op, dest, src, nreduce);
