@@ -141,9 +141,47 @@ SHOAL_EXPORT int shoal_free(shoal_t sh, void *ptr);
 /* Bytes of heap in use and free on this PE. */
 SHOAL_EXPORT int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p);
 
-/* Is ptr inside this PE's symmetric heap? */
+/* Registered memory: host memory outside the heap (globals, statics,
+ * malloc'ed buffers) made symmetric. Collective over the instance: every PE
+ * calls shoal_register with its own base (bases differ between PEs) and the
+ * same size, in the same order as its other collectives. From then on the
+ * calls that take symmetric memory take an address in a registered range
+ * as they take a heap address: shoal_put, shoal_get and their _nbi, typed,
+ * p and g forms, iput, iget, put_2d and get_2d (a strided or 2-D span in
+ * one range), the atomics, put_signal, signal_op, signal_fetch,
+ * signal_wait_until, the wait_until and test families and the locks. The
+ * caller passes its own address; pe's copy is the byte at the same offset
+ * of pe's range. An access must lie inside one registered range (else
+ * SHOAL_ERR_OUT_OF_BOUNDS); the stream-ordered calls and the team
+ * collectives take heap memory only, and the local buffer of a put or get
+ * on a registered range must be host memory. Towards other PEs every
+ * access goes through an MPI window of the range's own (as over mpi_rma, a
+ * target's MPI progresses while it is inside shoal or MPI calls); towards
+ * this PE data is copied, and atomics go through MPI there too, so that
+ * all atomics on a registered word are atomic with each other. Completion
+ * as for the heap: puts and non-fetching atomics are complete at
+ * shoal_quiet, shoal_fence, shoal_barrier_all (and a team barrier), after
+ * which the data is visible; put_signal's signal follows its data.
+ *   shoal_register: sizes that differ between PEs are SHOAL_ERR_NOT_SYMMETRIC
+ *   on every PE, naming the PEs and their sizes, and a PE in another
+ *   collective is named too (nothing is registered then). size 0 registers
+ *   nothing (the PEs still meet). A NULL base with size > 0, a range that
+ *   overlaps the heap or another registered range is SHOAL_ERR_INVALID_ARG
+ *   on that PE (SHOAL_ERR_NOT_SYMMETRIC naming it on the others); GPU
+ *   memory is SHOAL_ERR_UNSUPPORTED. The memory must stay valid until
+ *   shoal_deregister or shoal_finalize (which ends every registration).
+ *   shoal_deregister: collective as well, every PE with its base of the same
+ *   registration (else SHOAL_ERR_NOT_SYMMETRIC); a base that is not one
+ *   this PE registered is SHOAL_ERR_INVALID_ARG. This PE's operations on
+ *   the range are complete when it returns; the range is no longer
+ *   symmetric (accesses are SHOAL_ERR_OUT_OF_BOUNDS). */
+SHOAL_EXPORT int shoal_register(shoal_t sh, void *base, size_t size);
+SHOAL_EXPORT int shoal_deregister(shoal_t sh, void *base);
+
+/* Is ptr inside this PE's symmetric heap or a range it registered? */
 SHOAL_EXPORT int shoal_addr_accessible(shoal_t sh, const void *ptr, int pe);
-/* A pointer through which this PE can load/store pe's copy of dest, or NULL. */
+/* A pointer through which this PE can load/store pe's copy of dest, or NULL
+ * (for a registered range: dest itself for this PE, NULL for the others). */
 SHOAL_EXPORT void *shoal_ptr(shoal_t sh, const void *dest, int pe);
 
 /* Blocking: put returns when src may be reused; get when dest holds the data. */
@@ -246,8 +284,9 @@ SHOAL_RMA_TYPES(SHOAL__TYPED_DECL)
  * transport, with the semantics of api/shoal_device.cuh (README,
  * "Point-to-point synchronization", says which mechanism carries them).
  * Targets are symmetric (inside the heap and, with SHOAL_CHECK basic or
- * full, inside one allocation) and aligned to their size; a bad target, PE,
- * op or cmp is refused with nothing written. */
+ * full, inside one allocation; or inside one range registered with
+ * shoal_register) and aligned to their size; a bad target, PE, op or cmp
+ * is refused with nothing written. */
 
 /* How shoal_signal_op and put_signal change the signal word (also in kernels). */
 enum {

@@ -5,6 +5,7 @@
 #include "transport/transport.h"
 #include "shoal_gpu_share.h"
 #include "shoal_heap.h"
+#include "shoal_register.h"
 #include "shoal_rma.h"
 
 int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p)
@@ -94,6 +95,18 @@ int shoal_free(shoal_t sh, void *ptr)
     return shoal__free(sh, ptr);
 }
 
+int shoal_register(shoal_t sh, void *base, size_t size)
+{
+    SHOAL__ENTER(sh, "shoal_register");
+    return shoal__register(sh, "shoal_register", base, size);
+}
+
+int shoal_deregister(shoal_t sh, void *base)
+{
+    SHOAL__ENTER(sh, "shoal_deregister");
+    return shoal__deregister(sh, "shoal_deregister", base);
+}
+
 int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p)
 {
     SHOAL__ENTER(sh, "shoal_heap_usage");
@@ -109,7 +122,7 @@ int shoal_addr_accessible(shoal_t sh, const void *ptr, int pe)
     SHOAL__ENTER(sh, "shoal_addr_accessible");
     if ((unsigned)pe >= (unsigned)sh->n_pes)
         return shoal__error(sh, SHOAL_ERR_PE, "shoal_addr_accessible", "pe %d is out of range [0, %d)", pe, sh->n_pes);
-    return ptr != NULL && shoal__in_heap(sh, ptr, 1);
+    return ptr != NULL && (shoal__in_heap(sh, ptr, 1) || shoal__reg_holds(sh, ptr, 1));
 }
 
 void *shoal_ptr(shoal_t sh, const void *dest, int pe)
@@ -119,8 +132,13 @@ void *shoal_ptr(shoal_t sh, const void *dest, int pe)
         shoal__error(sh, SHOAL_ERR_PE, "shoal_ptr", "pe %d is out of range [0, %d)", pe, sh->n_pes);
         return NULL;
     }
+    /* A registered range: this PE's own address; other PEs' ranges are
+     * not mapped here (NULL, and no error). */
+    if (dest != NULL && !shoal__in_heap(sh, dest, 1) && shoal__reg_holds(sh, dest, 1))
+        return pe == sh->my_pe ? (void *)dest : NULL;
     if (dest == NULL || !shoal__in_heap(sh, dest, 1)) {
-        shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, "shoal_ptr", "%p is not in the symmetric heap", dest);
+        shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, "shoal_ptr",
+                     "%p is not in the symmetric heap nor in a registered range", dest);
         return NULL;
     }
     if (sh->cfg.check >= SHOAL_CHECK_BASIC) {

@@ -1,8 +1,10 @@
 /* Atomics and signals on the host: check the word once, then hand the
  * operation to the transport that carries pe's atomics (sh->pe_amo: every
  * atomic on one word goes one way, runtime/transport/transport.c says
- * which). */
+ * which); a word in a range registered with shoal_register goes through
+ * that range's MPI window (runtime/register_rma.c) from every PE. */
 #include "shoal_amo.h"
+#include "shoal_register.h"
 #include "shoal_rma.h"
 #include "transport/transport.h"
 #if SHOAL_HAVE_CUDA
@@ -16,25 +18,51 @@ static const char *const shoal__amo_names[SHOAL__AMO_OPS] = {
     [SHOAL__AMO_OR] = "or",       [SHOAL__AMO_XOR] = "xor",
 };
 
-/* The word: pe in range, inside the heap (and an allocation), aligned. */
-static int shoal__amo_word(shoal_t sh, const char *call, const char *what, const void *target, size_t size, int pe,
-                           size_t *off_p)
+/* Is the word outside the heap, in a registered range? */
+static bool shoal__amo_registered(shoal_t sh, const void *target, size_t size)
 {
-    int rc = shoal__rma_target(sh, call, what, target, size, pe, off_p);
+    return SHOAL__UNLIKELY(!shoal__in_heap(sh, target, size)) && shoal__reg_holds(sh, target, size);
+}
+
+/* The word: pe in range, inside the heap (and an allocation) or, where reg,
+ * a registered range, aligned. */
+static int shoal__amo_word(shoal_t sh, const char *call, const char *what, const void *target, size_t size, int pe,
+                           bool reg, size_t *off_p)
+{
+    int rc = reg ? shoal__reg_target(sh, call, what, target, size, pe, off_p)
+                 : shoal__rma_target(sh, call, what, target, size, pe, off_p);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     if (SHOAL__UNLIKELY((uintptr_t)target % size != 0))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                            "%s %p (heap offset %zu, target PE %d) is not aligned to its %zu bytes: an atomic needs "
+                            "%s %p (%s offset %zu, target PE %d) is not aligned to its %zu bytes: an atomic needs "
                             "a word at a multiple of its size",
-                            what, target, *off_p, pe, size);
+                            what, target, reg ? "registered range" : "heap", *off_p, pe, size);
+    return SHOAL_SUCCESS;
+}
+
+/* The atomic through pe's transport of atomics, or the registered range's
+ * window. */
+static int shoal__amo_issue(shoal_t sh, const char *call, const void *target, int pe, bool reg, size_t off,
+                            const shoal__amo_t *a, void *result, int nbi)
+{
+    const shoal__tp_ops_t *tp;
+    int rc;
+
+    if (reg) return shoal__reg_amo(sh, call, target, pe, a, result);
+    tp = shoal__tp_amo(sh, pe);
+    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %s of %u bytes at heap offset %zu of PE %d over %s", call,
+               shoal__amo_names[a->op], a->size, off, pe, tp->name);
+    rc = tp->amo(sh, call, pe, off, a, result, nbi);
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+    shoal__rma_used(sh, 1u << tp->id);
     return SHOAL_SUCCESS;
 }
 
 static int shoal__amo_do(shoal_t sh, const char *call, const void *target, int pe, const shoal__amo_t *a, void *result,
                          int nbi)
 {
-    const shoal__tp_ops_t *tp;
     size_t off;
+    bool reg;
     int rc;
 
     if (SHOAL__UNLIKELY(a->op >= SHOAL__AMO_OPS || (a->size != 4 && a->size != 8)))
@@ -42,28 +70,22 @@ static int shoal__amo_do(shoal_t sh, const char *call, const void *target, int p
     if (SHOAL__UNLIKELY(result == NULL &&
                         (a->op == SHOAL__AMO_FETCH || a->op == SHOAL__AMO_SWAP || a->op == SHOAL__AMO_CSWAP)))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "the pointer for the fetched value is NULL");
-    rc = shoal__amo_word(sh, call, "atomic target", target, a->size, pe, &off);
+    reg = shoal__amo_registered(sh, target, a->size);
+    rc = shoal__amo_word(sh, call, "atomic target", target, a->size, pe, reg, &off);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
-    tp = shoal__tp_amo(sh, pe);
-    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %s of %u bytes at heap offset %zu of PE %d over %s", call,
-               shoal__amo_names[a->op], a->size, off, pe, tp->name);
 #if SHOAL_HAVE_CUDA
     /* The old value wanted in device memory (a GPU heap's word, say): it
      * comes to the host, then a copy takes it there; blocking. */
     if (result != NULL && sh->heap_kind == SHOAL_HEAP_GPU && shoal__gpu_on_device(result)) {
         uint64_t value = 0;
         cudaError_t err;
-        rc = tp->amo(sh, call, pe, off, a, &value, 0);
+        rc = shoal__amo_issue(sh, call, target, pe, reg, off, a, &value, 0);
         if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
-        shoal__rma_used(sh, 1u << tp->id);
         err = cudaMemcpy(result, &value, a->size, cudaMemcpyHostToDevice);
         return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "cudaMemcpy (the fetched value)", err);
     }
 #endif
-    rc = tp->amo(sh, call, pe, off, a, result, nbi);
-    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
-    shoal__rma_used(sh, 1u << tp->id);
-    return SHOAL_SUCCESS;
+    return shoal__amo_issue(sh, call, target, pe, reg, off, a, result, nbi);
 }
 
 int shoal__amo(shoal_t sh, const char *call, const void *target, int pe, const shoal__amo_t *a, void *result, int nbi)
@@ -82,43 +104,71 @@ int shoal__amo(shoal_t sh, const char *call, const void *target, int pe, const s
     return rc;
 }
 
-int shoal__signal_prepare(shoal_t sh, const char *call, const uint64_t *sig, uint64_t value, int op, int pe,
-                          shoal__amo_t *a, size_t *off_p)
+/* The op, then the atomic that makes the signal change. */
+static int shoal__signal_amo(shoal_t sh, const char *call, uint64_t value, int op, shoal__amo_t *a)
 {
     if (SHOAL__UNLIKELY(op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "unknown signal op %d (SHOAL_SIGNAL_SET is %d, SHOAL_SIGNAL_ADD %d)", op, SHOAL_SIGNAL_SET,
                             SHOAL_SIGNAL_ADD);
     *a = (shoal__amo_t){.op = op == SHOAL_SIGNAL_SET ? SHOAL__AMO_SET : SHOAL__AMO_ADD, .size = 8, .operand = value};
-    return shoal__amo_word(sh, call, "signal", sig, 8, pe, off_p);
+    return SHOAL_SUCCESS;
+}
+
+/* The stream-ordered calls take heap words only: off_p is a heap offset. */
+int shoal__signal_prepare(shoal_t sh, const char *call, const uint64_t *sig, uint64_t value, int op, int pe,
+                          shoal__amo_t *a, size_t *off_p)
+{
+    int rc = shoal__signal_amo(sh, call, value, op, a);
+    return rc != SHOAL_SUCCESS ? rc : shoal__amo_word(sh, call, "signal", sig, 8, pe, false, off_p);
+}
+
+/* The host calls' checks of a signal: the op and the word, in the heap or
+ * a registered range. */
+static int shoal__signal_check(shoal_t sh, const char *call, const uint64_t *sig, uint64_t value, int op, int pe,
+                               shoal__amo_t *a)
+{
+    size_t off;
+    int rc = shoal__signal_amo(sh, call, value, op, a);
+    return rc != SHOAL_SUCCESS
+               ? rc
+               : shoal__amo_word(sh, call, "signal", sig, 8, pe, shoal__amo_registered(sh, sig, 8), &off);
 }
 
 int shoal__signal_op(shoal_t sh, const char *call, uint64_t *sig, uint64_t value, int op, int pe)
 {
     shoal__amo_t a;
-    size_t off;
-    int rc = shoal__signal_prepare(sh, call, sig, value, op, pe, &a, &off);
+    int rc = shoal__signal_check(sh, call, sig, value, op, pe, &a);
     return rc != SHOAL_SUCCESS ? rc : shoal__amo(sh, call, sig, pe, &a, NULL, 0);
 }
 
-/* The data through pe's transport, then that transport's fence (MPI orders
- * neither puts nor a put and an accumulate), then the signal through the
- * transport of pe's atomics: whoever sees the signal sees the data. */
+/* The data through pe's transport (or the registered range's window), then
+ * that path's fence (MPI orders neither puts nor a put and an accumulate),
+ * then the signal through the transport of pe's atomics (or its range's
+ * window): whoever sees the signal sees the data. Where the data goes
+ * through the heap's transport and the signal through a registered range's
+ * window, the two are ordered by nothing (a GPU heap's copy may still run
+ * when MPI delivers the signal): the transport's operations are completed
+ * (a quiet of it) first. */
 int shoal__put_signal(shoal_t sh, const char *call, void *dest, const void *src, size_t nbytes, uint64_t *sig,
                       uint64_t value, int op, int pe, int nbi)
 {
     const shoal__tp_ops_t *tp;
     shoal__amo_t a;
-    size_t off;
     int rc;
 
-    /* Both checked before anything moves. */
-    SHOAL__TRY(rc, out, shoal__signal_prepare(sh, call, sig, value, op, pe, &a, &off));
+    /* Both checked before anything moves: the signal here, the data by
+     * shoal__rma before it moves any. */
+    SHOAL__TRY(rc, out, shoal__signal_check(sh, call, sig, value, op, pe, &a));
     if (nbytes > 0) {
-        SHOAL__TRY(rc, out, shoal__rma_check(sh, call, true, dest, src, nbytes, pe, &off));
         SHOAL__TRY(rc, out, shoal__rma(sh, call, true, dest, src, nbytes, pe, nbi));
         tp = shoal__tp(sh, pe);
-        if (tp->fence != NULL) SHOAL__TRY(rc, out, tp->fence(sh, call, pe));
+        if (!shoal__in_heap(sh, dest, nbytes))
+            SHOAL__TRY(rc, out, shoal__reg_fence(sh, call, dest, pe));
+        else if (!shoal__in_heap(sh, sig, 8))
+            SHOAL__TRY(rc, out, shoal__quiet_mask(sh, call, 1u << tp->id));
+        else if (tp->fence != NULL)
+            SHOAL__TRY(rc, out, tp->fence(sh, call, pe));
     }
     rc = shoal__amo(sh, call, sig, pe, &a, NULL, nbi);
 out:

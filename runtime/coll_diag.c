@@ -268,6 +268,12 @@ static void shoal__call_str_kind(uint64_t coll, uint64_t arg, char *buf, size_t 
         snprintf(buf, len, "shoal_free(a pointer not from shoal_malloc)");
     else if (coll == SHOAL__COLL_FREE)
         snprintf(buf, len, "shoal_free(heap offset %llu)", a);
+    else if (coll == SHOAL__COLL_REGISTER)
+        snprintf(buf, len, "shoal_register(%llu bytes)", a);
+    else if (coll == SHOAL__COLL_DEREGISTER && arg == 0)
+        snprintf(buf, len, "shoal_deregister(an address that is not a registered base)");
+    else if (coll == SHOAL__COLL_DEREGISTER)
+        snprintf(buf, len, "shoal_deregister(registration %llu)", a);
     else
         snprintf(buf, len, "%s", shoal__coll_name((int)coll));
 }

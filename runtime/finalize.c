@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "shoal_heap.h"
+#include "shoal_register.h"
 #include "shoal_team.h"
 #include "shoal_rma.h"
 #include "transport/transport.h"
@@ -194,6 +195,7 @@ int shoal__finalize(shoal_t sh)
                           "its MPI windows and communicators stay, and MPI_Finalize may not return",
                           why);
     }
+    shoal__registers_free(sh);
     shoal__teams_destroy(sh, !sh->broken);
     shoal__transports_teardown(sh);
     if (sh->gpu != NULL) shoal__heap_gpu_destroy(sh);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "shoal_amo.h"
+#include "shoal_register.h"
 #include "shoal_rma.h"
 
 _Static_assert(sizeof(long) == 8, "a lock's long holds two 32-bit halves");
@@ -39,21 +40,25 @@ static int shoal__lock_amo(shoal_t sh, const char *call, uint32_t *half, int pe,
     return shoal__amo(sh, call, half, pe, &a, old_p, 0);
 }
 
-/* The lock: a symmetric long, 8-byte aligned. */
+/* The lock: a symmetric long (in the heap or a registered range), 8-byte
+ * aligned. */
 static int shoal__lock_check(shoal_t sh, const char *call, long *lock)
 {
     size_t off;
+    bool reg;
     int rc;
 
     if (lock == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "lock is NULL");
     if ((uint32_t)sh->n_pes >= SHOAL__LOCK_NEXT)
         return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call, "locks name at most %u PEs; this instance has %d",
                             SHOAL__LOCK_NEXT - 1, sh->n_pes);
-    rc = shoal__rma_target(sh, call, "lock", lock, sizeof(long), SHOAL__LOCK_HOME, &off);
+    reg = !shoal__in_heap(sh, lock, sizeof(long)) && shoal__reg_holds(sh, lock, sizeof(long));
+    rc = reg ? shoal__reg_target(sh, call, "lock", lock, sizeof(long), SHOAL__LOCK_HOME, &off)
+             : shoal__rma_target(sh, call, "lock", lock, sizeof(long), SHOAL__LOCK_HOME, &off);
     if (rc != SHOAL_SUCCESS) return rc;
     if ((uintptr_t)lock % sizeof(long) != 0)
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "lock %p (heap offset %zu) is not aligned to 8 bytes",
-                            (void *)lock, off);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "lock %p (%s offset %zu) is not aligned to 8 bytes",
+                            (void *)lock, reg ? "registered range" : "heap", off);
     return SHOAL_SUCCESS;
 }
 
@@ -64,20 +69,31 @@ static int shoal__lock_read_mine(shoal_t sh, const char *call, long *lock, uint3
     return shoal__wait_word(sh, call, shoal__lock_mine(lock), 4, 0, NULL, false, mine_p);
 }
 
+/* "heap offset 4096", or where in its registered range the lock is. */
+static void shoal__lock_where(shoal_t sh, long *lock, char *buf, size_t len)
+{
+    if (shoal__in_heap(sh, lock, sizeof(long)))
+        snprintf(buf, len, "heap offset %zu", (size_t)((char *)lock - sh->heap_base));
+    else
+        shoal__reg_where(sh, lock, buf, len);
+}
+
 /* Wait until this PE's mine <cmp> value; a timeout names the lock. */
 static int shoal__lock_wait(shoal_t sh, const char *call, long *lock, int cmp, uint32_t value, const char *why)
 {
     int rc = shoal__wait_word(sh, call, shoal__lock_mine(lock), 4, cmp, &value, true, NULL);
+    char where[160];
 
     if (rc == SHOAL_ERR_TIMEOUT) {
         /* The wait's own message says how long and what it saw; it is
          * copied first (the new message goes where it is). */
         char seen[sizeof(sh->err)];
         snprintf(seen, sizeof(seen), "%s", shoal_last_error(sh));
+        shoal__lock_where(sh, lock, where, sizeof(where));
         rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
-                          "gave up (SHOAL_TIMEOUT) waiting %s of the lock at heap offset %zu; this lock's queue is "
-                          "broken from here (%s)",
-                          why, (size_t)((char *)lock - sh->heap_base), seen);
+                          "gave up (SHOAL_TIMEOUT) waiting %s of the lock at %s; this lock's queue is broken from "
+                          "here (%s)",
+                          why, where, seen);
     }
     return rc;
 }
@@ -87,14 +103,16 @@ static int shoal__lock_wait(shoal_t sh, const char *call, long *lock, int cmp, u
 static int shoal__lock_join(shoal_t sh, const char *call, long *lock)
 {
     uint32_t mine;
+    char where[160];
     int rc;
 
     SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
     SHOAL__TRY(rc, out, shoal__lock_read_mine(sh, call, lock, &mine));
-    if (mine & SHOAL__LOCK_HELD)
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                            "this PE already holds the lock at heap offset %zu (locks do not nest)",
-                            (size_t)((char *)lock - sh->heap_base));
+    if (mine & SHOAL__LOCK_HELD) {
+        shoal__lock_where(sh, lock, where, sizeof(where));
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "this PE already holds the lock at %s (locks do not nest)",
+                            where);
+    }
     rc = shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_SWAP, 0, 0, &mine);
 out:
     return rc;
@@ -141,15 +159,16 @@ out:
 int shoal__clear_lock(shoal_t sh, const char *call, long *lock)
 {
     uint32_t me = (uint32_t)sh->my_pe + 1, mine, old;
+    char where[160];
     int rc;
 
     SHOAL__TRY(rc, out, shoal__lock_check(sh, call, lock));
     SHOAL__TRY(rc, out, shoal__lock_read_mine(sh, call, lock, &mine));
-    if (!(mine & SHOAL__LOCK_HELD))
+    if (!(mine & SHOAL__LOCK_HELD)) {
+        shoal__lock_where(sh, lock, where, sizeof(where));
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                            "this PE does not hold the lock at heap offset %zu (shoal_set_lock or shoal_test_lock "
-                            "takes it)",
-                            (size_t)((char *)lock - sh->heap_base));
+                            "this PE does not hold the lock at %s (shoal_set_lock or shoal_test_lock takes it)", where);
+    }
     /* What the holder wrote in the critical section is complete first. */
     SHOAL__TRY(rc, out, shoal__quiet(sh, call));
     if ((mine & SHOAL__LOCK_NEXT) == 0) {

@@ -1,5 +1,7 @@
 /* Put/get dispatch: check the addresses once, then hand the operation to
- * the transport chosen for the target PE at init.
+ * the transport chosen for the target PE at init; a remote address in a
+ * range registered with shoal_register goes to runtime/register_rma.c
+ * instead.
  *
  * Threads (MPI_THREAD_MULTIPLE): several threads of a PE may put, get and
  * quiet at once. The transports are safe for it (runtime/transport/
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "shoal_instance.h"
+#include "shoal_register.h"
 #include "transport/transport.h"
 
 /* Quiets under MPI_THREAD_MULTIPLE, striped by instance. */
@@ -25,15 +28,12 @@ static pthread_mutex_t shoal__quiet_locks[SHOAL__QUIET_LOCKS] = {
     [0 ... SHOAL__QUIET_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER,
 };
 
-/* Explains why [ptr, ptr + n) is not a valid remote range. */
+/* Explains why [ptr, ptr + n) is not a valid remote range (outside the
+ * heap: what registered ranges say of it). */
 static int shoal__range_error(shoal_t sh, const char *call, const char *what, const void *ptr, size_t n, int pe)
 {
     uintptr_t p = (uintptr_t)ptr, b = (uintptr_t)sh->heap_base;
-    if (p < b || p - b >= sh->heap_size)
-        return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
-                            "%s %p is not in the symmetric heap [%p, %p) (target PE %d): pass memory from "
-                            "shoal_malloc",
-                            what, ptr, (void *)sh->heap_base, (void *)(sh->heap_base + sh->heap_size), pe);
+    if (p < b || p - b >= sh->heap_size) return shoal__reg_range_error(sh, call, what, ptr, n, pe);
     return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
                         "%s range [%p, +%zu) runs %zu bytes past the end of the symmetric heap (target PE %d)", what,
                         ptr, n, n - (size_t)(sh->heap_size - (p - b)), pe);
@@ -116,6 +116,7 @@ void shoal__rma_used(shoal_t sh, unsigned bit)
 static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
                                 int pe, int nbi)
 {
+    const void *remote = is_put ? dest : src;
     const shoal__tp_ops_t *tp;
     size_t off;
     int rc;
@@ -126,6 +127,8 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
         return (unsigned)pe < (unsigned)sh->n_pes
                    ? SHOAL_SUCCESS
                    : shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
+    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, remote, n)) && shoal__reg_holds(sh, remote, n))
+        return shoal__reg_rma(sh, call, is_put, dest, src, n, pe, nbi);
     rc = shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     tp = shoal__tp(sh, pe);
@@ -271,10 +274,11 @@ static bool shoal__rows_overlap(uintptr_t l, uintptr_t r, const shoal__rect_t *r
 
 /* The checks of shoal__rma_check for a rectangle: pe, pitches, buffers,
  * the remote span (first byte to the last row's end) inside one live
- * allocation, no local row sharing bytes with a remote one. *off_p: the
- * remote heap offset; *empty_p: nothing to move (no buffer checked). */
+ * allocation or one registered range (*reg_p), no local row sharing bytes
+ * with a remote one. *off_p: the remote heap offset (or offset in the
+ * registered range); *empty_p: nothing to move (no buffer checked). */
 static int shoal__rect_check(shoal_t sh, const char *call, bool is_put, const void *dest, const void *src,
-                             const shoal__rect_t *rc, int pe, size_t *off_p, bool *empty_p)
+                             const shoal__rect_t *rc, int pe, size_t *off_p, bool *empty_p, bool *reg_p)
 {
     const void *remote = is_put ? dest : src, *local = is_put ? src : dest;
     const char *rwhat = is_put ? "destination" : "source", *lwhat = is_put ? "source" : "destination";
@@ -316,21 +320,27 @@ static int shoal__rect_check(shoal_t sh, const char *call, bool is_put, const vo
     if (SHOAL__UNLIKELY(lspan - 1 > UINTPTR_MAX - (uintptr_t)local))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "the %s's %zu bytes from %p run past the end of the address space", lwhat, lspan, local);
-    status = shoal__remote_check(sh, call, is_put ? "destination span" : "source span",
-                                 rc->elem ? " (first to last element)" : " (first byte to the end of the last row)",
-                                 remote, rspan, pe, &off);
+    *reg_p = !shoal__in_heap(sh, remote, rspan) && shoal__reg_holds(sh, remote, rspan);
+    if (*reg_p)
+        status = shoal__reg_target(sh, call, is_put ? "destination span" : "source span", remote, rspan, pe, &off);
+    else
+        status = shoal__remote_check(sh, call, is_put ? "destination span" : "source span",
+                                     rc->elem ? " (first to last element)" : " (first byte to the end of the last row)",
+                                     remote, rspan, pe, &off);
     if (SHOAL__UNLIKELY(status != SHOAL_SUCCESS)) return status;
-    /* As for a put: the local rows may be the target's bytes (this PE's heap,
-     * or a peer's mapped by shoal_ptr). Spans may interleave without sharing
-     * a byte (two columns of one grid), so rows decide. */
-    if (sh->peer_base[pe] != NULL) {
-        uintptr_t l = (uintptr_t)local, r = (uintptr_t)(sh->peer_base[pe] + off);
+    /* As for a put: the local rows may be the target's bytes (this PE's heap
+     * or registered range, or a peer's heap mapped by shoal_ptr). Spans may
+     * interleave without sharing a byte (two columns of one grid), so rows
+     * decide. */
+    if (*reg_p ? pe == sh->my_pe : sh->peer_base[pe] != NULL) {
+        uintptr_t l = (uintptr_t)local, r = *reg_p ? (uintptr_t)remote : (uintptr_t)(sh->peer_base[pe] + off);
         if (SHOAL__UNLIKELY(l < r + rspan && r < l + lspan && shoal__rows_overlap(l, r, rc)))
             return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                                 "source and destination overlap: %s %s at %p share bytes with those at %p, which is "
-                                "heap offset %zu of PE %d%s",
+                                "%s offset %zu of PE %d%s",
                                 rc->elem ? "the elements" : "the rows", is_put ? "read" : "written", local, (void *)r,
-                                off, pe, pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
+                                *reg_p ? "registered range" : "heap", off, pe,
+                                pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
     }
     *off_p = off;
     return SHOAL_SUCCESS;
@@ -371,7 +381,7 @@ static int shoal__rma_rect(shoal_t sh, const char *call, bool is_put, void *dest
                            const shoal__rect_t *rc, int pe)
 {
     shoal__robust_t *sd = NULL;
-    bool held = false, empty;
+    bool held = false, empty, reg = false;
     size_t off = 0;
     int status;
 
@@ -379,8 +389,11 @@ static int shoal__rma_rect(shoal_t sh, const char *call, bool is_put, void *dest
         status = shoal__thread_enter(sh, sd, call, false, &held);
         if (status != SHOAL_SUCCESS) return status;
     }
-    status = shoal__rect_check(sh, call, is_put, dest, src, rc, pe, &off, &empty);
-    if (status == SHOAL_SUCCESS && !empty) {
+    status = shoal__rect_check(sh, call, is_put, dest, src, rc, pe, &off, &empty, &reg);
+    if (status == SHOAL_SUCCESS && !empty && reg) {
+        /* A registered range (SHOAL_CHECK=full records heap puts only). */
+        status = shoal__reg_rect(sh, call, is_put, dest, src, rc->rpitch, rc->lpitch, rc->width, rc->height, pe);
+    } else if (status == SHOAL_SUCCESS && !empty) {
         if (sd != NULL && !is_put) status = shoal__check_read(sh, sd, call, pe, off, rc->rpitch, rc->width, rc->height);
         if (status == SHOAL_SUCCESS) status = shoal__rect_move(sh, call, is_put, dest, src, rc, pe, off);
         if (status == SHOAL_SUCCESS && sd != NULL && is_put)
@@ -421,7 +434,8 @@ int shoal__rma_strided(shoal_t sh, const char *call, bool is_put, void *dest, co
     return shoal__rma_rect(sh, call, is_put, dest, src, &rc, pe);
 }
 
-/* Flush the transports whose bits are in mask and in tp_used. */
+/* Flush the transports whose bits are in mask and in tp_used, and the
+ * windows of registered ranges. */
 static int shoal__quiet_do(shoal_t sh, const char *call, unsigned mask)
 {
     pthread_mutex_t *lock;
@@ -431,10 +445,10 @@ static int shoal__quiet_do(shoal_t sh, const char *call, unsigned mask)
     if (!shoal__threads_multiple()) {
         /* One thread at a time: nobody sets bits while we flush. */
         used = sh->tp_used & mask;
-        if (used == 0) return SHOAL_SUCCESS;
-        rc = shoal__transports_quiet(sh, call, used);
+        rc = used ? shoal__transports_quiet(sh, call, used) : SHOAL_SUCCESS;
         if (rc == SHOAL_SUCCESS) sh->tp_used &= ~used;
-        return rc;
+        /* And the windows of registered ranges. */
+        return rc == SHOAL_SUCCESS ? shoal__reg_quiet(sh, call) : rc;
     }
     /* Take the bits before flushing: a put issued during the flush sets its
      * bit again. Under the lock: a quiet that finds no bits left waits for the
@@ -444,6 +458,7 @@ static int shoal__quiet_do(shoal_t sh, const char *call, unsigned mask)
     used = __atomic_fetch_and(&sh->tp_used, ~mask, __ATOMIC_SEQ_CST) & mask;
     rc = used ? shoal__transports_quiet(sh, call, used) : SHOAL_SUCCESS;
     if (rc != SHOAL_SUCCESS) __atomic_fetch_or(&sh->tp_used, used, __ATOMIC_SEQ_CST);
+    if (rc == SHOAL_SUCCESS) rc = shoal__reg_quiet(sh, call);
     pthread_mutex_unlock(lock);
     return rc;
 }

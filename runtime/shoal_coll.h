@@ -14,7 +14,9 @@
     X(MALLOC, "shoal_malloc")                                                                                          \
     X(FREE, "shoal_free")                                                                                              \
     X(FINALIZE, "shoal_finalize")                                                                                      \
-    X(BARRIER_STREAM, "shoal_barrier_all_on_stream")
+    X(BARRIER_STREAM, "shoal_barrier_all_on_stream")                                                                   \
+    X(REGISTER, "shoal_register")                                                                                      \
+    X(DEREGISTER, "shoal_deregister")
 enum {
 #define SHOAL__COLL_ENUM(name, str) SHOAL__COLL_##name,
     SHOAL__COLL_MAP(SHOAL__COLL_ENUM)

@@ -48,9 +48,15 @@ struct shoal_instance {
     size_t heap_size;
     char **peer_base; /* per PE: address to load/store its heap from here, or NULL */
     shoal__alloc_t alloc;
-    /* Collectives change alloc while, under MPI_THREAD_MULTIPLE, other
-     * threads' puts and gets look blocks up in it (shoal__alloc_lock). */
+    /* Collectives change alloc and the registered ranges while, under
+     * MPI_THREAD_MULTIPLE, other threads' puts and gets look blocks and
+     * ranges up in them (shoal__alloc_lock). */
     pthread_rwlock_t alloc_lock;
+    /* Registered ranges (runtime/shoal_register.h), sorted by base; n_regs
+     * is read without the lock (atomic) to skip the lookup when there is none. */
+    struct shoal__reg **regs;
+    size_t n_regs, cap_regs;
+    uint64_t reg_ids; /* registrations made since init: the last one's id */
     /* Transports (runtime/transport/transport.h). */
     const struct shoal__tp_ops **pe_tp;    /* per PE: the one chosen at init */
     const struct shoal__tp_ops **pe_amo;   /* per PE: the one its atomics take (transport.h, CAP_AMO_ALL) */

@@ -3,12 +3,15 @@
  * holds or SHOAL_TIMEOUT passes. A host heap is read with atomic loads
  * (after the transports' sync: MPI_Win_sync where an RMA window carries
  * the writers' operations); a GPU heap through this PE's own transport
- * (the copy engine). Waiting keeps MPI's progress engine going. */
+ * (the copy engine); words of a registered range with atomic loads after
+ * an MPI_Win_sync on its window. Waiting keeps MPI's progress engine
+ * going. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shoal_amo.h"
+#include "shoal_register.h"
 #include "shoal_rma.h"
 #include "transport/transport.h"
 
@@ -50,14 +53,19 @@ static bool shoal__wait_holds(uint64_t v, int cmp, uint64_t ref, bool is_signed)
     }
 }
 
-/* The words as they are now, into buf. */
-static int shoal__wait_read(shoal_t sh, const char *call, const shoal__wait_spec_t *w, size_t off, void *buf)
+/* The words as they are now, into buf (reg: in a registered range, off
+ * there; else off in the heap). */
+static int shoal__wait_read(shoal_t sh, const char *call, const shoal__wait_spec_t *w, bool reg, size_t off, void *buf)
 {
     size_t n = w->nelems * w->size;
     int rc;
 
-    if (sh->heap_kind != SHOAL_HEAP_HOST) return shoal__tp(sh, sh->my_pe)->get(sh, call, sh->my_pe, buf, off, n, 0);
-    rc = shoal__transports_sync(sh, call);
+    if (reg)
+        rc = shoal__reg_sync(sh, call, w->ivars, n);
+    else if (sh->heap_kind != SHOAL_HEAP_HOST)
+        return shoal__tp(sh, sh->my_pe)->get(sh, call, sh->my_pe, buf, off, n, 0);
+    else
+        rc = shoal__transports_sync(sh, call);
     if (rc != SHOAL_SUCCESS) return rc;
     for (size_t i = 0; i < w->nelems; i++) {
         const char *p = (const char *)w->ivars + i * w->size;
@@ -117,8 +125,11 @@ static bool shoal__wait_scan(const shoal__wait_spec_t *w, const void *buf, int *
 }
 
 static int shoal__wait_args(shoal_t sh, const char *call, const shoal__wait_spec_t *w, const int *flag_p,
-                            const size_t *index_p, const size_t *indices, const size_t *count_p, size_t *off_p)
+                            const size_t *index_p, const size_t *indices, const size_t *count_p, bool *reg_p,
+                            size_t *off_p)
 {
+    const char *what = w->nelems > 1 ? "ivars" : "ivar";
+    size_t n;
     int rc;
 
     if (SHOAL__UNLIKELY((unsigned)w->cmp > SHOAL_CMP_LE))
@@ -138,12 +149,16 @@ static int shoal__wait_args(shoal_t sh, const char *call, const shoal__wait_spec
     if (SHOAL__UNLIKELY(w->nelems > SIZE_MAX / w->size))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%zu elements overflow", w->nelems);
     /* Symmetric memory of this PE: in the heap and (SHOAL_CHECK basic or
-     * full) in one live allocation, as every remote word. */
-    rc = shoal__rma_target(sh, call, w->nelems > 1 ? "ivars" : "ivar", w->ivars, w->nelems * w->size, sh->my_pe, off_p);
+     * full) in one live allocation, as every remote word; or in one
+     * registered range. */
+    n = w->nelems * w->size;
+    *reg_p = !shoal__in_heap(sh, w->ivars, n) && shoal__reg_holds(sh, w->ivars, n);
+    rc = *reg_p ? shoal__reg_target(sh, call, what, w->ivars, n, sh->my_pe, off_p)
+                : shoal__rma_target(sh, call, what, w->ivars, n, sh->my_pe, off_p);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     if (SHOAL__UNLIKELY((uintptr_t)w->ivars % w->size != 0))
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                            "ivars %p (heap offset %zu) is not aligned to its %zu bytes", w->ivars, *off_p, w->size);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "ivars %p (%s offset %zu) is not aligned to its %zu bytes",
+                            w->ivars, *reg_p ? "registered range" : "heap", *off_p, w->size);
     return SHOAL_SUCCESS;
 }
 
@@ -163,14 +178,17 @@ static void shoal__wait_where(shoal_t sh, size_t off, char *buf, size_t len)
         snprintf(buf, len, "heap offset %zu (not in a live allocation)", off);
 }
 
-static int shoal__wait_timeout(shoal_t sh, const char *call, const shoal__wait_spec_t *w, size_t off, const void *buf,
-                               size_t i, double waited)
+static int shoal__wait_timeout(shoal_t sh, const char *call, const shoal__wait_spec_t *w, bool reg, size_t off,
+                               const void *buf, size_t i, double waited)
 {
     char where[160], seen[32], ref[32];
     uint64_t v = shoal__wait_elem(buf, i, w->size, w->is_signed);
     uint64_t r = shoal__wait_elem(w->values, w->vector ? i : 0, w->size, w->is_signed);
 
-    shoal__wait_where(sh, off + i * w->size, where, sizeof(where));
+    if (reg)
+        shoal__reg_where(sh, (const char *)w->ivars + i * w->size, where, sizeof(where));
+    else
+        shoal__wait_where(sh, off + i * w->size, where, sizeof(where));
     if (w->is_signed) {
         snprintf(seen, sizeof(seen), "%" PRId64, (int64_t)v);
         snprintf(ref, sizeof(ref), "%" PRId64, (int64_t)r);
@@ -194,13 +212,15 @@ static int shoal__wait_do(shoal_t sh, const char *call, const shoal__wait_spec_t
     size_t off = 0, pending;
     double start = 0, timeout = sh->cfg.timeout;
     unsigned spins = 0, looks = 0;
-    /* Where peers reach this PE over MPI RMA, their operations may land
-     * only as this PE's MPI makes progress (MPICH's accumulates do): poke
-     * it at every look, not now and then as other waits do. */
-    bool rma = (sh->tp_setup & (1u << SHOAL_TRANSPORT_MPI_RMA)) != 0;
-    int rc = shoal__wait_args(sh, call, w, flag_p, index_p, indices, count_p, &off);
+    bool reg = false, rma;
+    int rc = shoal__wait_args(sh, call, w, flag_p, index_p, indices, count_p, &reg, &off);
 
     if (rc != SHOAL_SUCCESS) return rc;
+    /* Where peers reach this PE over MPI RMA (a registered range always),
+     * their operations may land only as this PE's MPI makes progress
+     * (MPICH's accumulates do): poke it at every look, not now and then as
+     * other waits do. */
+    rma = reg || (sh->tp_setup & (1u << SHOAL_TRANSPORT_MPI_RMA)) != 0;
     if (w->nelems == 0) {
         shoal__wait_scan(w, NULL, flag_p, index_p, indices, count_p, &pending);
         return SHOAL_SUCCESS;
@@ -208,7 +228,7 @@ static int shoal__wait_do(shoal_t sh, const char *call, const shoal__wait_spec_t
     if (w->nelems * w->size > sizeof(small) && (buf = malloc(w->nelems * w->size)) == NULL)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     for (;;) {
-        SHOAL__TRY(rc, out, shoal__wait_read(sh, call, w, off, buf));
+        SHOAL__TRY(rc, out, shoal__wait_read(sh, call, w, reg, off, buf));
         if (shoal__wait_scan(w, buf, flag_p, index_p, indices, count_p, &pending) || !w->block) break;
         /* The clock is read now and then: a look at a host word costs less. */
         if ((looks++ & 63) == 0 && timeout > 0) {
@@ -216,7 +236,7 @@ static int shoal__wait_do(shoal_t sh, const char *call, const shoal__wait_spec_t
             if (start == 0)
                 start = now;
             else if (now - start > timeout) {
-                rc = shoal__wait_timeout(sh, call, w, off, buf, pending, now - start);
+                rc = shoal__wait_timeout(sh, call, w, reg, off, buf, pending, now - start);
                 goto out;
             }
         }

@@ -8,6 +8,7 @@
 #include "topo_policy.h"
 #include "transport.h"
 #include "shoal_heap.h"
+#include "shoal_register.h"
 
 /* Every table, in the policy's order of preference (transport id order);
  * within a heap kind, one table per id. */
@@ -222,7 +223,8 @@ int shoal__transports_sync(shoal_t sh, const char *call)
         rc = tp->sync(sh, call);
         if (rc < 0) return rc;
     }
-    return SHOAL_SUCCESS;
+    /* Registered ranges have windows of their own. */
+    return shoal__reg_sync_all(sh, call);
 }
 
 unsigned shoal__transports_without(shoal_t sh, unsigned used, unsigned caps)

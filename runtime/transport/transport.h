@@ -122,7 +122,8 @@ SHOAL__HIDDEN unsigned shoal__transports_without(shoal_t sh, unsigned used, unsi
 /* Make stream wait for the non-blocking operations of every stream-capable
  * transport set up here. */
 SHOAL__HIDDEN int shoal__transports_quiet_stream(shoal_t sh, const char *call, void *stream);
-/* After a barrier: every transport's sync. */
+/* After a barrier: every transport's sync, and the windows of registered
+ * ranges (runtime/shoal_register.h). */
 SHOAL__HIDDEN int shoal__transports_sync(shoal_t sh, const char *call);
 /* Is pe in the policy's candidates for this PE's pair with it (setup uses
  * it to decide which peers to prepare)? */

@@ -1,0 +1,125 @@
+/* Registered memory: ranges of host memory outside the heap (globals,
+ * statics, malloc'ed buffers) that every PE registered together with
+ * shoal_register, each PE at its own address and all of the same size.
+ * runtime/register.c holds the collective calls (the PEs' meeting, each
+ * range's MPI window made and freed); runtime/register_rma.c the table of
+ * ranges, its lookups, and the data path over their windows that the RMA,
+ * atomic and wait calls take for an address in a registered range. Split
+ * so: the data path is called from runtime/rma.c, which the meetings of
+ * runtime/coll.c call (a quiet), so it must not call them back. */
+#ifndef SHOAL_REGISTER_H
+#define SHOAL_REGISTER_H
+
+#include "shoal_amo.h"
+#include "shoal_instance.h"
+
+/* MPICH 4.0.2 over UCX moves a window made at a base that is not 16-byte
+ * aligned down to the 16-byte boundary (every remote access lands base %
+ * 16 bytes low): each range's window starts at its base aligned down to
+ * this, and the displacements count from there. */
+#define SHOAL__REG_WIN_ALIGN 16
+
+/* One registered range as this PE sees it. Made and freed by the
+ * collectives (one thread); read by any thread under alloc_lock. */
+typedef struct shoal__reg {
+    char *base;       /* this PE's first registered byte */
+    size_t size;      /* bytes, the same on every PE */
+    uint64_t id;      /* 1, 2, ...: the instance's registrations in order, the same on every PE */
+    MPI_Win win;      /* over [base aligned down to SHOAL__REG_WIN_ALIGN, base + size) on every PE */
+    MPI_Aint *disp;   /* per PE: where its first registered byte is in win (from the window's real base) */
+    uint8_t *pending; /* per PE: operations that only a flush completes may be outstanding (atomic) */
+    uint8_t used;     /* some pending[] is set (atomic): a quiet looks at this range */
+    bool locked;      /* win's lock_all epoch is open */
+    bool ready;       /* the PEs agreed on it; false: a registration that timed out, its window kept for
+                          shoal_finalize to free (lookups skip it) */
+} shoal__reg_t;
+
+/* ---- runtime/register.c: the collectives ---- */
+
+/* Collective over the instance: every PE registers [base, base + size) of
+ * its own memory, the same size everywhere (else SHOAL_ERR_NOT_SYMMETRIC on
+ * every PE, naming them and their sizes). size 0 registers nothing (the PEs
+ * still meet). A NULL base with size > 0, a range that wraps, overlaps the
+ * heap (or the heaps of node peers mapped here) or another registered range
+ * is SHOAL_ERR_INVALID_ARG on that PE (SHOAL_ERR_NOT_SYMMETRIC, naming it,
+ * on the others); GPU memory is SHOAL_ERR_UNSUPPORTED. */
+SHOAL__HIDDEN int shoal__register(shoal_t sh, const char *call, void *base, size_t size);
+/* Collective: every PE deregisters its base of one registration (the same
+ * one on every PE, else SHOAL_ERR_NOT_SYMMETRIC). A base that is not one
+ * this PE registered is SHOAL_ERR_INVALID_ARG there. This PE's operations on
+ * the range are complete when it returns. */
+SHOAL__HIDDEN int shoal__deregister(shoal_t sh, const char *call, void *base);
+/* In shoal_finalize: every range goes, its window freed (collective,
+ * oldest first on every PE) unless sh->broken. */
+SHOAL__HIDDEN void shoal__registers_free(shoal_t sh);
+
+/* ---- runtime/register_rma.c: the table ---- */
+
+/* Room in the table for one more range (before the PEs meet, so that
+ * nothing fails after the window exists). */
+SHOAL__HIDDEN int shoal__reg_reserve(shoal_t sh, const char *call);
+/* Add r (complete) to the table, where shoal__reg_reserve made room; or
+ * take the one at base out of it and return it (NULL: none). The
+ * collective thread only. */
+SHOAL__HIDDEN void shoal__reg_insert(shoal_t sh, shoal__reg_t *r);
+SHOAL__HIDDEN shoal__reg_t *shoal__reg_remove(shoal_t sh, const void *base);
+/* The registration whose base is base (its id), or 0. */
+SHOAL__HIDDEN uint64_t shoal__reg_id_at(shoal_t sh, const void *base);
+/* A registered range sharing a byte with [base, base + size), or NULL (for
+ * the checks of shoal_register; the collective thread only). */
+SHOAL__HIDDEN const shoal__reg_t *shoal__reg_overlap(shoal_t sh, const void *base, size_t size);
+
+/* ---- runtime/register_rma.c: lookups ---- */
+
+/* Is [p, p + n) inside one range this PE registered? The hooks of rma.c,
+ * amo.c, wait_until.c and lock.c ask it for an address outside the heap. */
+SHOAL__HIDDEN bool shoal__reg_holds(shoal_t sh, const void *p, size_t n);
+/* pe in range and [p, p + n) inside one registered range, as
+ * shoal__rma_target for the heap; what names it in messages. *off_p: its
+ * offset in the range. */
+SHOAL__HIDDEN int shoal__reg_target(shoal_t sh, const char *call, const char *what, const void *p, size_t n, int pe,
+                                    size_t *off_p);
+/* Why [p, p + n) (not in the heap) is no valid target of call: in no
+ * registered range, running past the end of one, or in one while call takes
+ * the heap only. Records and returns SHOAL_ERR_OUT_OF_BOUNDS. */
+SHOAL__HIDDEN int shoal__reg_range_error(shoal_t sh, const char *call, const char *what, const void *p, size_t n,
+                                         int pe);
+/* "byte 8 of the 64-byte range registered at 0x..." for p, into buf. */
+SHOAL__HIDDEN void shoal__reg_where(shoal_t sh, const void *p, char *buf, size_t len);
+
+/* ---- runtime/register_rma.c: the data path (checks included) ---- */
+
+/* Put or get of n > 0 bytes whose remote side (dest of a put, src of a
+ * get) is this PE's address in a registered range; pe's copy is reached
+ * at the same offset of its range. Towards this PE a copy; else MPI_Put or
+ * MPI_Get on the range's window (blocking: a put complete locally, a get
+ * complete; nbi: complete at quiet). The local side must be host memory
+ * (GPU memory: SHOAL_ERR_UNSUPPORTED). */
+SHOAL__HIDDEN int shoal__reg_rma(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
+                                 int pe, int nbi);
+/* Blocking 2-D put or get, as shoal__rma_2d, whose checked remote span
+ * (first byte to the end of the last row) lies in one registered range:
+ * one MPI operation with vector datatypes (a row at a time beyond int
+ * counts), a copy a row towards this PE. */
+SHOAL__HIDDEN int shoal__reg_rect(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t rpitch,
+                                  size_t lpitch, size_t width, size_t height, int pe);
+/* The atomic a on pe's copy of the registered word at target (checked:
+ * pe, range, alignment). Always through MPI's accumulate operations on the
+ * range's window, towards this PE and node peers too, so that every atomic
+ * on the word is atomic with the others. result as for shoal__amo; a
+ * fetching atomic is complete on return, the others at quiet. */
+SHOAL__HIDDEN int shoal__reg_amo(shoal_t sh, const char *call, const void *target, int pe, const shoal__amo_t *a,
+                                 void *result);
+/* What this PE issued to pe in the range holding p lands before what it
+ * issues next (put_signal's data before its signal). */
+SHOAL__HIDDEN int shoal__reg_fence(shoal_t sh, const char *call, const void *p, int pe);
+/* Complete every operation this PE issued on any registered range (a
+ * flush of each target with operations outstanding). */
+SHOAL__HIDDEN int shoal__reg_quiet(shoal_t sh, const char *call);
+/* Make what peers wrote into [p, p + n) (in one registered range) visible
+ * to this PE's loads: MPI_Win_sync on its window. */
+SHOAL__HIDDEN int shoal__reg_sync(shoal_t sh, const char *call, const void *p, size_t n);
+/* The same for every registered range (after a barrier). */
+SHOAL__HIDDEN int shoal__reg_sync_all(shoal_t sh, const char *call);
+
+#endif /* SHOAL_REGISTER_H */
