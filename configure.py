@@ -522,7 +522,9 @@ def compile_all(srcs, kind):
 n.comment('libshoal: %s (the file), libshoal.so (a link to it), libshoal.a' % soname)
 lib_objs = compile_all(lib_srcs, 'lib')
 lib_real, lib_so, lib_a = built('lib', soname), built('lib', 'libshoal.so'), built('lib', 'libshoal.a')
-solink = ['-Wl,-soname,' + soname] + ([] if sanitize else ['-Wl,--no-undefined'])
+# -Bsymbolic-functions: the library's calls to its own exported functions
+# (the OpenSHMEM layer calling shoal's API) bind inside it, without a PLT hop.
+solink = ['-Wl,-soname,' + soname, '-Wl,-Bsymbolic-functions'] + ([] if sanitize else ['-Wl,--no-undefined'])
 if nvcc:
     solink.append('-Wl,--exclude-libs,libcudart_static.a')  # cudart's symbols stay private
 n.build(lib_real, 'solink', lib_objs, variables=[('libs', '$lib_libs'), ('linkflags', nflags(solink))])
@@ -655,6 +657,43 @@ install = ['#!/bin/sh', '# Written by configure.py: installs shoal under $DESTDI
                                                               q(built('shoalConfigVersion.cmake'))),
            'install -m 755 %s "$dest/bin/"' % q(tool[0]) if tool else '',
            'echo "shoal installed in $dest"']
+# OpenSHMEM wrappers (api/shmem.h): oshcc (C11 with GNU extensions), oshc++
+# and oshrun (MPI's launcher). They find shoal from their own place
+# (<prefix>/bin), so a DESTDIR or moved install works; MPI's flags are the
+# ones shoal was built with. OSHCC_CC / OSHCXX_CXX choose the compiler.
+OSH_WRAPPER = """#!/bin/sh
+# %(name)s: %(what)s (written by configure.py).
+prefix=$(cd "$(dirname "$0")/.." && pwd)
+link=1
+for a in "$@"; do
+    case $a in -c|-E|-S|-M|-MM) link= ;; esac
+done
+if [ -n "$link" ]; then
+    exec ${%(var)s:-%(cc)s} %(std)s"$@" -I"$prefix/include" %(mpi_cflags)s -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lshoal %(mpi_libs)s%(san)s
+fi
+exec ${%(var)s:-%(cc)s} %(std)s"$@" -I"$prefix/include" %(mpi_cflags)s
+"""
+os.makedirs(built('bin'), exist_ok=True)
+osh_common = {'mpi_cflags': sh(cfg.mpi_cflags), 'mpi_libs': sh(cfg.mpi_libs),
+              'san': ' ' + sh(sanitize[:1]) if sanitize else ''}
+with open(built('bin', 'oshcc'), 'w') as f:
+    f.write(OSH_WRAPPER % dict(osh_common, name='oshcc', what='compile and link OpenSHMEM C programs with shoal',
+                               var='OSHCC_CC', cc=q(cc), std='-std=gnu11 '))
+with open(built('bin', 'oshc++'), 'w') as f:
+    f.write(OSH_WRAPPER % dict(osh_common, name='oshc++', what='compile and link OpenSHMEM C++ programs with shoal',
+                               var='OSHCXX_CXX', cc='c++', std=''))
+with open(built('bin', 'oshrun'), 'w') as f:
+    f.write('#!/bin/sh\n# oshrun: start an OpenSHMEM program on shoal: MPI\'s launcher (written by configure.py).\n'
+            'exec ${OSHRUN_MPIEXEC:-%s} "$@"\n' % q(cfg.mpiexec))
+for w in ('oshcc', 'oshc++', 'oshrun'):
+    os.chmod(built('bin', w), 0o755)
+with open(built('shoal-shmem.pc'), 'w') as f:
+    f.write('prefix=%s\n\n' % prefix)
+    f.write('Name: shoal-shmem\nDescription: OpenSHMEM 1.5 on shoal (shmem.h)\n')
+    f.write('Version: %s\nRequires: shoal = %s\n' % ('.'.join(version), '.'.join(version)))
+    f.write('Cflags:\nLibs:\n')
+install.insert(-1, 'install -m 755 %s "$dest/bin/"' % ' '.join(q(built('bin', w)) for w in ('oshcc', 'oshc++', 'oshrun')))
+install.insert(-1, 'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal-shmem.pc')))
 with open(built('install.sh'), 'w') as f:
     f.write('\n'.join(line for line in install if line) + '\n')
 

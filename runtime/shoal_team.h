@@ -34,6 +34,7 @@ struct shoal_team {
     int *local_team;         /* their team numbers */
     bool ls_host;            /* every member's heap is host memory this PE loads and stores */
     bool ls_gpu;             /* every member's heap is GPU memory mapped here (CUDA IPC) */
+    bool ls_call;            /* the collective in progress stores into the members' heaps (ls_host, heap buffers) */
     bool ls_local;           /* every member of this node: a host heap this PE loads and stores */
     bool gpu_ok;             /* the members meet and compute on the GPU (runtime/team_stream.c) */
     bool gpu_used;           /* work of the team was enqueued on a GPU */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "shoal_reduce.h"
+#include "shoal_register.h"
 #include "shoal_rma.h"
 #include "shoal_team.h"
 
@@ -50,8 +51,15 @@ int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t
 
     if (dbytes > 0 && dest == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "dest is NULL");
     if (sbytes > 0 && src == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "src is NULL");
-    if (dbytes > 0) SHOAL__TRY(rc, out, shoal__rma_target(sh, call, "dest", dest, dbytes, sh->my_pe, &off));
-    if (sbytes > 0) SHOAL__TRY(rc, out, shoal__rma_target(sh, call, "src", src, sbytes, sh->my_pe, &off));
+    /* Heap memory, or a registered range (reached through the transports). */
+    if (dbytes > 0)
+        SHOAL__TRY(rc, out,
+                   shoal__in_heap(sh, dest, 1) ? shoal__rma_target(sh, call, "dest", dest, dbytes, sh->my_pe, &off)
+                                               : shoal__reg_target(sh, call, "dest", dest, dbytes, sh->my_pe, &off));
+    if (sbytes > 0)
+        SHOAL__TRY(rc, out,
+                   shoal__in_heap(sh, src, 1) ? shoal__rma_target(sh, call, "src", src, sbytes, sh->my_pe, &off)
+                                              : shoal__reg_target(sh, call, "src", src, sbytes, sh->my_pe, &off));
     if (dbytes > 0 && sbytes > 0 && !(in_place_ok && dest == src)) {
         uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
         if (d < s + sbytes && s < d + dbytes)
@@ -69,6 +77,17 @@ static inline char *shoal__peer_addr(shoal_t sh, const void *p, int pe)
     return sh->peer_base[pe] + ((const char *)p - sh->heap_base);
 }
 
+/* Whether this call moves data by loads and stores into the members'
+ * heaps (t->ls_call): where the team can, and dest and src are in the heap
+ * (registered memory, which the same addresses on every PE name, goes
+ * through the transports). */
+static void shoal__coll_direct(shoal_team_t t, const void *dest, const void *src)
+{
+    shoal_t sh = t->sh;
+    t->ls_call =
+        t->ls_host && (dest == NULL || shoal__in_heap(sh, dest, 1)) && (src == NULL || shoal__in_heap(sh, src, 1));
+}
+
 /* The meeting that ends a collective's pushes (and begins a reduction):
  * where every member's heap is stored into directly, the members' meeting
  * alone (their stores are ordered with it); else a team barrier, whose
@@ -76,7 +95,7 @@ static inline char *shoal__peer_addr(shoal_t sh, const void *p, int pe)
  * others' visible here. */
 static int shoal__coll_meet(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b)
 {
-    if (t->ls_host) return shoal__team_meet(t, call, kind, a, b);
+    if (t->ls_call) return shoal__team_meet(t, call, kind, a, b);
     return shoal__team_barrier(t, call, kind, a, b);
 }
 
@@ -86,7 +105,7 @@ static int shoal__coll_put(shoal_team_t t, const char *call, void *dest, const v
 {
     shoal_t sh = t->sh;
     if (n == 0) return SHOAL_SUCCESS;
-    if (t->ls_host) {
+    if (t->ls_call) {
         memcpy(shoal__peer_addr(sh, dest, t->pes[i]), src, n);
         return SHOAL_SUCCESS;
     }
@@ -100,6 +119,7 @@ int shoal__coll_bcast(shoal_team_t t, const char *call, int dt, void *dest, cons
     size_t bytes = 0;
     int rc;
 
+    shoal__coll_direct(t, dest, src);
     if (root < 0 || root >= t->n_pes) {
         rc = shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "root %d is not a PE of the team (0 to %d)", root,
                           t->n_pes - 1);
@@ -134,6 +154,7 @@ int shoal__coll_fcollect(shoal_team_t t, const char *call, int dt, void *dest, c
     size_t bytes = 0, all = 0;
     int rc;
 
+    shoal__coll_direct(t, dest, src);
     rc = shoal__coll_bytes(sh, call, nelems, shoal__dt_size(dt), &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, bytes, (size_t)t->n_pes, &all);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, all, src, bytes, false);
@@ -150,6 +171,7 @@ int shoal__coll_collect(shoal_team_t t, const char *call, int dt, void *dest, co
     uint64_t *counts = malloc((size_t)t->n_pes * sizeof(uint64_t));
     int rc;
 
+    shoal__coll_direct(t, dest, src);
     if (counts == NULL) {
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
         return shoal__coll_fail(t, call, SHOAL__TC_KIND(SHOAL__TC_COUNTS, dt, 0), 0, 0, rc);
@@ -190,6 +212,7 @@ int shoal__coll_alltoall(shoal_team_t t, const char *call, int dt, void *dest, c
     size_t bytes = 0, all = 0;
     int rc;
 
+    shoal__coll_direct(t, dest, src);
     rc = shoal__coll_bytes(sh, call, nelems, shoal__dt_size(dt), &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, bytes, (size_t)t->n_pes, &all);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, all, src, all, false);
@@ -211,6 +234,7 @@ int shoal__coll_alltoalls(shoal_team_t t, const char *call, int dt, void *dest, 
     size_t es = shoal__dt_size(dt), dspan = 0, sspan = 0, n = 0;
     int rc = SHOAL_SUCCESS;
 
+    shoal__coll_direct(t, dest, src);
     if (dst < 1 || sst < 1 || dst > INT32_MAX || sst > INT32_MAX)
         rc = shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "strides dst %td and sst %td: each from 1 to %d", dst, sst,
                           INT32_MAX);
@@ -231,7 +255,7 @@ int shoal__coll_alltoalls(shoal_team_t t, const char *call, int dt, void *dest, 
         int j = (t->my_pe + 1 + k) % t->n_pes;
         char *d = (char *)dest + (size_t)t->my_pe * nelems * (size_t)dst * es;
         const char *s = (const char *)src + (size_t)j * nelems * (size_t)sst * es;
-        if (t->ls_host) {
+        if (t->ls_call) {
             char *pd = shoal__peer_addr(sh, d, t->pes[j]);
             for (size_t e = 0; e < nelems; e++) memcpy(pd + e * (size_t)dst * es, s + e * (size_t)sst * es, es);
         } else
@@ -289,17 +313,19 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
     uint32_t kind = SHOAL__TC_KIND(SHOAL__TC_REDUCE, dt, op);
     size_t bytes = 0, es = shoal__dt_size(dt);
     char *acc = NULL, *buf = NULL;
-    bool hier = shoal__reduce_hier_ok(t); /* through the node leaders (runtime/team_hier.c) */
+    bool hier; /* through the node leaders (runtime/team_hier.c) */
     int rc;
 
+    shoal__coll_direct(t, dest, src);
+    hier = shoal__reduce_hier_ok(t) && shoal__in_heap(sh, dest, 1) && shoal__in_heap(sh, src, 1);
     rc = shoal__coll_bytes(sh, call, nreduce, es, &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, bytes, src, bytes, true);
     if (rc == SHOAL_SUCCESS && bytes > 0 && !hier) {
         buf = malloc(SHOAL__REDUCE_STEP_BYTES);
-        if (!t->ls_host) acc = malloc(bytes);
-        if (buf == NULL || (!t->ls_host && acc == NULL))
+        if (!t->ls_call) acc = malloc(bytes);
+        if (buf == NULL || (!t->ls_call && acc == NULL))
             rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a reduction buffer of %zu bytes",
-                              t->ls_host ? (size_t)SHOAL__REDUCE_STEP_BYTES : bytes);
+                              t->ls_call ? (size_t)SHOAL__REDUCE_STEP_BYTES : bytes);
     }
     if (rc != SHOAL_SUCCESS) {
         rc = shoal__coll_fail(t, call, kind, nreduce, 0, rc);
@@ -310,7 +336,7 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
     if (bytes == 0) goto out;
     if (hier)
         rc = shoal__reduce_hier(t, call, dt, op, dest, src, nreduce);
-    else if (t->ls_host)
+    else if (t->ls_call)
         rc = shoal__reduce_ls(t, dt, op, dest, src, nreduce, buf);
     else
         rc = shoal__reduce_gather(t, call, dt, op, src, nreduce, acc, buf);
@@ -320,7 +346,7 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
     }
     /* Every read of every src is done (and, ls_host or hier, every dest written). */
     SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind, nreduce, 0));
-    if (!t->ls_host && !hier) rc = shoal__rma(sh, call, true, dest, acc, bytes, sh->my_pe, 0);
+    if (!t->ls_call && !hier) rc = shoal__rma(sh, call, true, dest, acc, bytes, sh->my_pe, 0);
 out:
     free(acc);
     free(buf);

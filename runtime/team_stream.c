@@ -339,6 +339,7 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
     shoal_dev_team_t dt;
 
     if (!shoal__team_on_gpu(t) || (a->tc == SHOAL__TC_REDUCE && kt < 0) ||
+        (a->dest != NULL && !shoal__in_heap(sh, a->dest, 1)) || (a->src != NULL && !shoal__in_heap(sh, a->src, 1)) ||
         sh->coll_algo == SHOAL__COLL_ALGO_TRANSPORT || a->tc == SHOAL__TC_COLLECT || a->tc == SHOAL__TC_ALLTOALLS)
         return SHOAL__COLL_NOT_HERE;
     if (t->broken)
