@@ -120,6 +120,8 @@ SHOAL_EXPORT int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const
                                      long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                                      long yaxis_mask, shmem_team_t *yaxis_team);
 SHOAL_EXPORT void shmem_team_destroy(shmem_team_t team);
+/* team's PE pe's copy of dest, where this PE can load and store it (shmem_ptr). */
+SHOAL_EXPORT void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 
 /* --------------------------------------------------------------- contexts */
 SHOAL_EXPORT int shmem_ctx_create(long options, shmem_ctx_t *ctx);

@@ -359,6 +359,15 @@ void shmem_team_destroy(shmem_team_t team)
     SHMEM__OK("shmem_team_destroy", shoal_team_destroy(team));
 }
 
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    int world;
+    SHMEM__NEED("shmem_team_ptr");
+    if (team == SHMEM_TEAM_INVALID) return NULL;
+    world = shoal_team_translate_pe(team, pe, shmem__team_world);
+    return world < 0 ? NULL : shmem_ptr(dest, world);
+}
+
 int shmem_team_sync(shmem_team_t team)
 {
     if (team == SHMEM_TEAM_INVALID) return -1;
