@@ -135,6 +135,11 @@ SHOAL__HIDDEN int shoal__bad_team(shoal_team_t t, const char *call);
  * kind and arguments a, b; SHOAL_ERR_NOT_SYMMETRIC (naming the PEs and what
  * each called) or SHOAL_ERR_TIMEOUT (naming the missing members) otherwise. */
 SHOAL__HIDDEN int shoal__team_meet(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b);
+/* Wait for a team's non-blocking MPI call for at most SHOAL_TIMEOUT,
+ * keeping MPI's progress: SHOAL_SUCCESS; SHOAL_ERR_TIMEOUT (req and buf are
+ * MPI's from then on: abandoned); SHOAL_ERR_MPI (MPI_Test failed: buf
+ * freed). Nothing is recorded: the caller says what it waited for. */
+SHOAL__HIDDEN int shoal__team_wait_mpi(shoal_t sh, MPI_Request *req, void *buf);
 /* quiet, meet, then what peers put is visible here. */
 SHOAL__HIDDEN int shoal__team_barrier(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, uint64_t b);
 /* Every member's count (a collect's nelems) into counts[n_pes], checked

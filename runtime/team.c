@@ -81,9 +81,7 @@ static int shoal__team_allmax(shoal_t sh, const char *call, MPI_Comm comm, uint6
 {
     uint64_t *buf = malloc(2 * (size_t)n * sizeof(uint64_t));
     MPI_Request req;
-    double start = shoal__now();
-    unsigned spins = 0, polls = 0;
-    int done = 0, rc;
+    int rc;
 
     if (buf == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     memcpy(buf, v, (size_t)n * sizeof(uint64_t));
@@ -92,20 +90,11 @@ static int shoal__team_allmax(shoal_t sh, const char *call, MPI_Comm comm, uint6
         free(buf);
         return shoal__mpi_error(sh, call, "MPI_Iallreduce", rc);
     }
-    for (;;) {
-        rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) {
-            free(buf);
-            return shoal__mpi_error(sh, call, "MPI_Test", rc);
-        }
-        if (done) break;
-        if (sh->cfg.timeout > 0 && (++polls & 255) == 0 && shoal__now() - start > sh->cfg.timeout) {
-            shoal__abandon(sh, req, buf);
-            return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
-                                "timed out after %g s agreeing on a new team with its other members", sh->cfg.timeout);
-        }
-        shoal__wait_progress(sh, &spins);
-    }
+    rc = shoal__team_wait_mpi(sh, &req, buf);
+    if (rc == SHOAL_ERR_MPI) return shoal__error(sh, rc, call, "MPI_Test failed agreeing on a new team");
+    if (rc != SHOAL_SUCCESS)
+        return shoal__error(sh, rc, call, "timed out after %g s agreeing on a new team with its other members",
+                            sh->cfg.timeout);
     memcpy(v, buf + n, (size_t)n * sizeof(uint64_t));
     free(buf);
     return SHOAL_SUCCESS;
@@ -290,9 +279,7 @@ static int shoal__split_gather(shoal_team_t parent, const char *call, const shoa
     shoal_t sh = parent->sh;
     shoal__split_arg_t *all = malloc(((size_t)parent->n_pes + 1) * sizeof(*all));
     MPI_Request req;
-    double start = shoal__now();
-    unsigned spins = 0, polls = 0;
-    int done = 0, rc;
+    int rc;
 
     if (all == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     all[parent->n_pes] = *mine; /* the send buffer lives with the receive buffer */
@@ -302,22 +289,14 @@ static int shoal__split_gather(shoal_team_t parent, const char *call, const shoa
         free(all);
         return shoal__mpi_error(sh, call, "MPI_Iallgather", rc);
     }
-    for (;;) {
-        rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) {
-            free(all);
-            return shoal__mpi_error(sh, call, "MPI_Test", rc);
-        }
-        if (done) break;
-        if (sh->cfg.timeout > 0 && (++polls & 255) == 0 && shoal__now() - start > sh->cfg.timeout) {
-            shoal__abandon(sh, req, all);
-            parent->broken = true;
-            return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
-                                "timed out after %g s waiting for the parent team's %d PEs to call it: every PE of "
-                                "the parent must call the split, with the same arguments",
-                                sh->cfg.timeout, parent->n_pes);
-        }
-        shoal__wait_progress(sh, &spins);
+    rc = shoal__team_wait_mpi(sh, &req, all);
+    if (rc == SHOAL_ERR_MPI) return shoal__error(sh, rc, call, "MPI_Test failed gathering the split's arguments");
+    if (rc != SHOAL_SUCCESS) {
+        parent->broken = true;
+        return shoal__error(sh, rc, call,
+                            "timed out after %g s waiting for the parent team's %d PEs to call it: every PE of "
+                            "the parent must call the split, with the same arguments",
+                            sh->cfg.timeout, parent->n_pes);
     }
     *all_p = all;
     return SHOAL_SUCCESS;

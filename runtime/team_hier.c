@@ -60,9 +60,7 @@ int shoal__reduce_hier(shoal_team_t t, const char *call, int dt, int op, void *d
     MPI_Datatype block = MPI_DATATYPE_NULL;
     MPI_Request req;
     char *part = NULL;
-    double start;
-    unsigned spins = 0, polls = 0;
-    int rc = SHOAL_SUCCESS, done = 0;
+    int rc = SHOAL_SUCCESS;
 
     if (t->local[0] != sh->node_rank || bytes == 0) return SHOAL_SUCCESS; /* the leader works; the others wait */
     pthread_once(&shoal__hier_once, shoal__hier_init);
@@ -83,21 +81,17 @@ int shoal__reduce_hier(shoal_team_t t, const char *call, int dt, int op, void *d
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Type_commit(&block));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Type_set_attr(block, shoal__hier_key, &what));
     SHOAL__MPI_TRY(sh, call, rc, out, MPI_Iallreduce(part, part + bytes, 1, block, shoal__hier_op, t->leader, &req));
-    start = shoal__now();
-    for (;;) {
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-        if (done) break;
-        if (sh->cfg.timeout > 0 && (++polls & 255) == 0 && shoal__now() - start > sh->cfg.timeout) {
-            shoal__abandon(sh, req, part);
-            part = NULL;
-            t->broken = true;
-            rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
-                              "timed out after %g s combining the %d nodes' results of a reduction (another node's "
-                              "leader stopped answering); the team can only be destroyed now",
-                              sh->cfg.timeout, t->n_nodes);
-            goto out;
-        }
-        shoal__wait_pause(&spins);
+    rc = shoal__team_wait_mpi(sh, &req, part);
+    if (rc != SHOAL_SUCCESS) {
+        part = NULL; /* freed, or MPI's */
+        t->broken = true;
+        rc = rc == SHOAL_ERR_MPI ? shoal__error(sh, rc, call, "MPI_Test failed combining the nodes' results")
+                                 : shoal__error(sh, rc, call,
+                                                "timed out after %g s combining the %d nodes' results of a reduction "
+                                                "(another node's leader stopped answering); the team can only be "
+                                                "destroyed now",
+                                                sh->cfg.timeout, t->n_nodes);
+        goto out;
     }
     for (int k = 0; k < t->n_local; k++)
         memcpy(shoal__hier_addr(sh, dest, t->pes[t->local_team[k]]), part + bytes, bytes);

@@ -75,21 +75,24 @@ static bool shoal__deadline_passed(shoal__team_deadline_t *d)
     return shoal__now() - d->start > d->limit;
 }
 
-/* Wait for a non-blocking MPI call on the team's behalf until the deadline;
- * false: it did not complete (the request and buf are abandoned to MPI). */
-static bool shoal__team_wait_req(shoal_t sh, MPI_Request *req, void *buf, shoal__team_deadline_t *d)
+int shoal__team_wait_mpi(shoal_t sh, MPI_Request *req, void *buf)
 {
+    shoal__team_deadline_t d;
     unsigned spins = 0;
     int done = 0;
 
+    shoal__deadline_init(&d, sh, 1.0);
     for (;;) {
-        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
-        if (done) return true;
-        if (shoal__deadline_passed(d)) {
-            shoal__abandon(sh, *req, buf);
-            return false;
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            free(buf);
+            return SHOAL_ERR_MPI;
         }
-        shoal__wait_pause(&spins);
+        if (done) return SHOAL_SUCCESS;
+        if (shoal__deadline_passed(&d)) {
+            shoal__abandon(sh, *req, buf);
+            return SHOAL_ERR_TIMEOUT;
+        }
+        shoal__wait_progress(sh, &spins);
     }
 }
 
@@ -151,7 +154,6 @@ static int shoal__team_mismatch(shoal_team_t t, const char *call, uint32_t kind,
 {
     shoal_t sh = t->sh;
     uint64_t *all = malloc(3 * sizeof(uint64_t) * ((size_t)t->n_pes + 1));
-    shoal__team_deadline_t d;
     MPI_Request req;
     char msg[640], one[128];
     size_t n = 0;
@@ -167,8 +169,7 @@ static int shoal__team_mismatch(shoal_team_t t, const char *call, uint32_t kind,
         free(all);
         return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call, "the team's members made different collective calls");
     }
-    shoal__deadline_init(&d, sh, 1.0);
-    if (!shoal__team_wait_req(sh, &req, all, &d)) {
+    if (shoal__team_wait_mpi(sh, &req, all) != SHOAL_SUCCESS) {
         t->broken = true;
         return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                             "the team's members made different collective calls, and some member stopped "
@@ -400,7 +401,6 @@ int shoal__team_counts(shoal_team_t t, const char *call, uint32_t kind, uint64_t
 {
     shoal_t sh = t->sh;
     uint64_t *buf;
-    shoal__team_deadline_t d;
     MPI_Request req;
     int rc;
 
@@ -420,8 +420,7 @@ int shoal__team_counts(shoal_team_t t, const char *call, uint32_t kind, uint64_t
         t->broken = true;
         return shoal__mpi_error(sh, call, "MPI_Iallgather", rc);
     }
-    shoal__deadline_init(&d, sh, 1.0);
-    if (!shoal__team_wait_req(sh, &req, buf, &d)) {
+    if (shoal__team_wait_mpi(sh, &req, buf) != SHOAL_SUCCESS) {
         t->broken = true;
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                             "timed out after %g s gathering the members' counts; the team can only be destroyed now",
