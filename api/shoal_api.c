@@ -122,7 +122,11 @@ int shoal_addr_accessible(shoal_t sh, const void *ptr, int pe)
     SHOAL__ENTER(sh, "shoal_addr_accessible");
     if ((unsigned)pe >= (unsigned)sh->n_pes)
         return shoal__error(sh, SHOAL_ERR_PE, "shoal_addr_accessible", "pe %d is out of range [0, %d)", pe, sh->n_pes);
-    return ptr != NULL && (shoal__in_heap(sh, ptr, 1) || shoal__reg_holds(sh, ptr, 1));
+    {
+        size_t off;
+        return ptr != NULL &&
+               (shoal__in_heap(sh, ptr, 1) || shoal__reg_holds(sh, ptr, 1) || shoal__reg_gpu_off(sh, ptr, 1, &off));
+    }
 }
 
 void *shoal_ptr(shoal_t sh, const void *dest, int pe)
@@ -132,10 +136,16 @@ void *shoal_ptr(shoal_t sh, const void *dest, int pe)
         shoal__error(sh, SHOAL_ERR_PE, "shoal_ptr", "pe %d is out of range [0, %d)", pe, sh->n_pes);
         return NULL;
     }
-    /* A registered range: this PE's own address; other PEs' ranges are
-     * not mapped here (NULL, and no error). */
+    /* A registered host range: this PE's own address; other PEs' ranges
+     * are not mapped here (NULL, and no error). A registered GPU range:
+     * where the pair's transport maps it (this PE, cuda_ipc peers). */
     if (dest != NULL && !shoal__in_heap(sh, dest, 1) && shoal__reg_holds(sh, dest, 1))
         return pe == sh->my_pe ? (void *)dest : NULL;
+    {
+        size_t off;
+        if (dest != NULL && !shoal__in_heap(sh, dest, 1) && shoal__reg_gpu_off(sh, dest, 1, &off))
+            return shoal__tp_can(sh, pe, SHOAL__TP_CAP_MAPPED) ? shoal__tp_addr(sh, pe, off) : NULL;
+    }
     if (dest == NULL || !shoal__in_heap(sh, dest, 1)) {
         shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, "shoal_ptr",
                      "%p is not in the symmetric heap nor in a registered range", dest);

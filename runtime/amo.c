@@ -163,9 +163,11 @@ int shoal__put_signal(shoal_t sh, const char *call, void *dest, const void *src,
     if (nbytes > 0) {
         SHOAL__TRY(rc, out, shoal__rma(sh, call, true, dest, src, nbytes, pe, nbi));
         tp = shoal__tp(sh, pe);
-        if (!shoal__in_heap(sh, dest, nbytes))
+        /* A host registered range's window, or the heap's transports (the
+         * heap, and registered GPU ranges). */
+        if (!shoal__in_heap(sh, dest, nbytes) && shoal__reg_holds(sh, dest, nbytes))
             SHOAL__TRY(rc, out, shoal__reg_fence(sh, call, dest, pe));
-        else if (!shoal__in_heap(sh, sig, 8))
+        else if (!shoal__in_heap(sh, sig, 8) && shoal__reg_holds(sh, sig, 8))
             SHOAL__TRY(rc, out, shoal__quiet_mask(sh, call, 1u << tp->id));
         else if (tp->fence != NULL)
             SHOAL__TRY(rc, out, tp->fence(sh, call, pe));

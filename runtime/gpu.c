@@ -56,6 +56,64 @@ bool shoal__gpu_on_device(const void *p)
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
+int shoal__gpu_reg_prepare(shoal_t sh, const char *call, void *base, size_t size, void *handle, uint64_t *delta_p,
+                           uint64_t *alloc_p)
+{
+    struct shoal_gpu *g = sh->gpu;
+    struct cudaPointerAttributes a;
+    cudaIpcMemHandle_t h;
+    CUdeviceptr start = 0;
+    size_t len = 0;
+    CUresult cr;
+    cudaError_t err;
+
+    if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL)
+        return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
+                            "%p is GPU memory, and this instance's heap is in host memory: GPU ranges are "
+                            "registered on instances with a GPU heap (SHOAL_HEAP_KIND=gpu)",
+                            base);
+    err = cudaPointerGetAttributes(&a, base);
+    if (err != cudaSuccess) return shoal__cuda_error(sh, call, "cudaPointerGetAttributes", err);
+    if (a.type == cudaMemoryTypeManaged)
+        return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
+                            "%p is managed memory (cudaMallocManaged): GPU ranges must come from cudaMalloc, whose "
+                            "memory other processes can map",
+                            base);
+    if (a.device != g->device)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "%p is memory of GPU %d, and this instance's heap is on GPU %d: register memory of the "
+                            "heap's GPU",
+                            base, a.device, g->device);
+    cr = g->mem_get_address_range(&start, &len, (CUdeviceptr)(uintptr_t)base);
+    if (cr != CUDA_SUCCESS)
+        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cuMemGetAddressRange(%p) failed with CUresult %d", base,
+                            (int)cr);
+    if (size > len - ((uintptr_t)base - (uintptr_t)start))
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "[%p, +%zu) runs %zu bytes past the end of its GPU allocation [%p, +%zu): a GPU range "
+                            "lies inside one cudaMalloc allocation",
+                            base, size, size - (len - (size_t)((uintptr_t)base - (uintptr_t)start)),
+                            (void *)(uintptr_t)start, len);
+    if ((void *)(uintptr_t)start == g->raw)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "[%p, +%zu) is in the allocation of the symmetric heap: heap memory is symmetric already",
+                            base, size);
+    err = cudaIpcGetMemHandle(&h, (void *)(uintptr_t)start);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
+                            "the GPU allocation holding %p cannot be shared with other processes "
+                            "(cudaIpcGetMemHandle: %s): register memory from cudaMalloc (not cudaMallocAsync pools "
+                            "or cuMemCreate)",
+                            base, cudaGetErrorString(err));
+    }
+    _Static_assert(sizeof(h) <= 64, "an IPC handle fits its place");
+    memcpy(handle, &h, sizeof(h));
+    *delta_p = (uint64_t)((uintptr_t)base - (uintptr_t)start);
+    *alloc_p = (uint64_t)start;
+    return SHOAL_SUCCESS;
+}
+
 int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err)
 {
     cudaGetLastError(); /* clear a sticky-free error so later calls start clean */
@@ -76,6 +134,7 @@ static int shoal__gpu_entry_points(shoal_t sh, struct shoal_gpu *g)
         {"cuStreamWriteValue64", offsetof(struct shoal_gpu, write_value64)},
         {"cuStreamWaitValue64", offsetof(struct shoal_gpu, wait_value64)},
         {"cuStreamBatchMemOp", offsetof(struct shoal_gpu, batch_mem_op)},
+        {"cuMemGetAddressRange", offsetof(struct shoal_gpu, mem_get_address_range)},
     };
     for (size_t i = 0; i < sizeof(eps) / sizeof(eps[0]); i++) {
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;

@@ -12,11 +12,18 @@
  * So the window is made at the base aligned down to 16, every PE reads
  * MPI_WIN_BASE, and the PEs exchange where their first registered byte is
  * from there (a non-blocking allgather bounded by SHOAL_TIMEOUT), which is
- * also where they agree that every PE's part worked. */
+ * also where they agree that every PE's part worked.
+ *
+ * A GPU range (an instance with a GPU heap) has no window: its transports
+ * map the peers' copies where they can (cuda_ipc opens their IPC
+ * handles), the staged ones reach them through the peers' proxies, and
+ * the same allgather agrees that every PE's part worked. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "shoal_register.h"
+#include "shoal_rma.h"
+#include "transport/transport.h"
 #if SHOAL_HAVE_CUDA
 #include "shoal_gpu.h"
 #endif
@@ -28,8 +35,8 @@ enum {
     SHOAL__REG_NO_WINDOW = 2, /* MPI_Win_create failed: nobody can free the others' windows */
 };
 
-/* This PE's arguments, before the PEs meet. */
-static int shoal__reg_args(shoal_t sh, const char *call, void *base, size_t size)
+/* This PE's arguments, before the PEs meet. *gpu_p: base is GPU memory. */
+static int shoal__reg_args(shoal_t sh, const char *call, void *base, size_t size, bool *gpu_p)
 {
     uintptr_t b = (uintptr_t)base, h = (uintptr_t)sh->heap_base, m = (uintptr_t)sh->shm_map;
     const shoal__reg_t *o;
@@ -57,13 +64,27 @@ static int shoal__reg_args(shoal_t sh, const char *call, void *base, size_t size
                             "(deregister that one first)",
                             base, size, o->size, (void *)o->base);
 #if SHOAL_HAVE_CUDA
-    if (shoal__gpu_on_device(base))
-        return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
-                            "%p is GPU memory: shoal_register takes host memory only (GPU memory is symmetric "
-                            "through shoal_malloc on a GPU heap)",
-                            base);
+    *gpu_p = shoal__gpu_on_device(base);
+    if (*gpu_p && size > SHOAL__REG_SEG_BASE)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%zu bytes of GPU memory: a GPU range holds at most %llu",
+                            size, (unsigned long long)SHOAL__REG_SEG_BASE);
+#else
+    *gpu_p = false;
 #endif
     return SHOAL_SUCCESS;
+}
+
+/* The lowest segment no live GPU range holds (0: none left). The same on
+ * every PE: they register and deregister together. */
+static uint64_t shoal__reg_free_seg(shoal_t sh)
+{
+    for (uint64_t k = 1; k <= SHOAL__REG_SEG_MAX; k++) {
+        bool used = false;
+        for (size_t i = 0; i < sh->n_regs && !used; i++)
+            used = sh->regs[i]->gpu && sh->regs[i]->seg == k << SHOAL__REG_SEG_SHIFT;
+        if (!used) return k;
+    }
+    return 0;
 }
 
 static void shoal__reg_free_local(shoal__reg_t *r)
@@ -71,6 +92,7 @@ static void shoal__reg_free_local(shoal__reg_t *r)
     if (r == NULL) return;
     free(r->disp);
     free(r->pending);
+    free(r->peer);
     free(r);
 }
 
@@ -80,6 +102,11 @@ static int shoal__reg_close(shoal_t sh, const char *call, shoal__reg_t *r)
 {
     int rc = SHOAL_SUCCESS, mrc;
 
+    if (r->gpu) {
+        shoal__transports_reg_detach(sh, r);
+        shoal__reg_free_local(r);
+        return SHOAL_SUCCESS;
+    }
     if (!sh->broken && r->locked && (mrc = MPI_Win_unlock_all(r->win)) != MPI_SUCCESS)
         rc = shoal__mpi_error(sh, call, "MPI_Win_unlock_all (a registered range)", mrc);
     /* Broken: peers are out of step, the window is left to MPI. */
@@ -199,13 +226,50 @@ out:
     return rc;
 }
 
+/* shoal__reg_open for a GPU range: the transports map the peers' copies,
+ * then the PEs agree that every PE's part worked (else every PE undoes its
+ * own, and SHOAL_ERR_NOT_SYMMETRIC names the PE that failed). */
+static int shoal__reg_open_gpu(shoal_t sh, const char *call, shoal__reg_t *r, int64_t **all_p)
+{
+    int64_t *mine = *all_p + 2 * (size_t)sh->n_pes, *all;
+    char saved[sizeof(sh->err)] = "";
+    int rc, mrc, who = -1;
+
+    r->id = ++sh->reg_ids;
+    r->peer[sh->my_pe] = r->base;
+    /* Every PE attaches (the transports meet their node peers in it). */
+    rc = shoal__transports_reg_attach(sh, call, r);
+    if (rc != SHOAL_SUCCESS) snprintf(saved, sizeof(saved), "%s", shoal_last_error(sh));
+    mine[0] = 0;
+    mine[1] = rc != SHOAL_SUCCESS ? SHOAL__REG_FAILED : SHOAL__REG_OK;
+    mrc = shoal__reg_gather(sh, call, r->size, all_p);
+    if (mrc != SHOAL_SUCCESS) {
+        shoal__transports_reg_detach(sh, r);
+        return rc != SHOAL_SUCCESS ? shoal__error(sh, rc, NULL, "%s", saved) : mrc;
+    }
+    all = *all_p;
+    for (int p = 0; p < sh->n_pes && who < 0; p++)
+        if (all[2 * p + 1] != SHOAL__REG_OK) who = p;
+    if (who < 0) {
+        r->ready = true;
+        return SHOAL_SUCCESS;
+    }
+    shoal__transports_reg_detach(sh, r);
+    if (rc != SHOAL_SUCCESS) return rc;
+    return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
+                        "PE %d could not reach its peers' copies of the GPU range of shoal_register(%zu bytes) (its "
+                        "own error says why): nothing was registered",
+                        who, r->size);
+}
+
 int shoal__register(shoal_t sh, const char *call, void *base, size_t size)
 {
     shoal__reg_t *r = NULL;
     int64_t *all = NULL;
+    bool gpu = false;
     int rc = SHOAL_SUCCESS;
 
-    rc = shoal__reg_args(sh, call, base, size);
+    rc = shoal__reg_args(sh, call, base, size, &gpu);
     /* Everything this PE needs, before the PEs meet: nothing can fail after
      * the window exists but MPI. */
     if (rc == SHOAL_SUCCESS && size > 0) {
@@ -218,8 +282,24 @@ int shoal__register(shoal_t sh, const char *call, void *base, size_t size)
             r->disp = calloc((size_t)sh->n_pes, sizeof(*r->disp));
             r->pending = calloc((size_t)sh->n_pes, sizeof(*r->pending));
         }
-        if (r == NULL || all == NULL || r->disp == NULL || r->pending == NULL)
+        if (r != NULL && gpu) {
+            r->gpu = true;
+            r->peer = calloc((size_t)sh->n_pes, sizeof(*r->peer));
+        }
+        if (r == NULL || all == NULL || r->disp == NULL || r->pending == NULL || (gpu && r->peer == NULL))
             rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+#if SHOAL_HAVE_CUDA
+        if (rc == SHOAL_SUCCESS && gpu)
+            rc = shoal__gpu_reg_prepare(sh, call, base, size, r->ipc_handle, &r->ipc_delta, &r->ipc_alloc);
+#endif
+        if (rc == SHOAL_SUCCESS && gpu) {
+            uint64_t k = shoal__reg_free_seg(sh);
+            if (k == 0)
+                rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                                  "%d GPU ranges are registered already, the most at once: deregister one first",
+                                  SHOAL__REG_SEG_MAX);
+            r->seg = k << SHOAL__REG_SEG_SHIFT;
+        }
         if (rc == SHOAL_SUCCESS) rc = shoal__reg_reserve(sh, call);
     }
     if (rc != SHOAL_SUCCESS) {
@@ -228,7 +308,7 @@ int shoal__register(shoal_t sh, const char *call, void *base, size_t size)
     }
     SHOAL__TRY(rc, out, shoal__rendezvous(sh, call, SHOAL__COLL_REGISTER, (uint64_t)size));
     if (size == 0) goto out;
-    rc = shoal__reg_open(sh, call, r, &all);
+    rc = gpu ? shoal__reg_open_gpu(sh, call, r, &all) : shoal__reg_open(sh, call, r, &all);
     if (rc == SHOAL_SUCCESS || (all == NULL && r->win != MPI_WIN_NULL)) {
         /* Ready; or timed out with a window, which the other PEs may have
          * made theirs: kept (not ready), so that a shoal_finalize of every
@@ -263,6 +343,12 @@ int shoal__deregister(shoal_t sh, const char *call, void *base)
                               sh->n_regs);
         }
         return shoal__coll_failed_here(sh, call, SHOAL__COLL_DEREGISTER, 0, rc);
+    }
+    /* A GPU range has no window whose unlock completes this PE's
+     * operations: a quiet does, before the peers stop reaching it. */
+    if (shoal__reg_is_gpu(sh, base, 1)) {
+        rc = shoal__quiet(sh, call);
+        if (rc != SHOAL_SUCCESS) return shoal__coll_failed_here(sh, call, SHOAL__COLL_DEREGISTER, 0, rc);
     }
     rc = shoal__rendezvous(sh, call, SHOAL__COLL_DEREGISTER, id);
     if (rc != SHOAL_SUCCESS) return rc;

@@ -114,13 +114,58 @@ const shoal__reg_t *shoal__reg_overlap(shoal_t sh, const void *base, size_t size
 
 bool shoal__reg_holds(shoal_t sh, const void *p, size_t n)
 {
+    const shoal__reg_t *r;
     bool found;
 
     if (__atomic_load_n(&sh->n_regs, __ATOMIC_ACQUIRE) == 0) return false;
     shoal__alloc_lock(sh, false);
-    found = shoal__reg_find(sh, p, n) != NULL;
+    r = shoal__reg_find(sh, p, n);
+    found = r != NULL && !r->gpu;
     shoal__alloc_unlock(sh);
     return found;
+}
+
+bool shoal__reg_gpu_off(shoal_t sh, const void *p, size_t n, size_t *off_p)
+{
+    const shoal__reg_t *r;
+
+    if (__atomic_load_n(&sh->n_regs, __ATOMIC_ACQUIRE) == 0) return false;
+    shoal__alloc_lock(sh, false);
+    r = shoal__reg_find(sh, p, n);
+    if (r != NULL && r->gpu) *off_p = (size_t)(r->seg + (uint64_t)((const char *)p - r->base));
+    shoal__alloc_unlock(sh);
+    return r != NULL && r->gpu;
+}
+
+bool shoal__reg_is_gpu(shoal_t sh, const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p;
+    bool found = false;
+
+    if (__atomic_load_n(&sh->n_regs, __ATOMIC_ACQUIRE) == 0 || p == NULL) return false;
+    shoal__alloc_lock(sh, false);
+    for (size_t i = 0; i < sh->n_regs && !found; i++) {
+        const shoal__reg_t *r = sh->regs[i];
+        found = r->gpu && (uintptr_t)r->base < a + n && a < (uintptr_t)r->base + r->size;
+    }
+    shoal__alloc_unlock(sh);
+    return found;
+}
+
+char *shoal__reg_seg_addr(shoal_t sh, int pe, uint64_t off, size_t n)
+{
+    uint64_t seg = off & ~(SHOAL__REG_SEG_BASE - 1), in = off & (SHOAL__REG_SEG_BASE - 1);
+    char *addr = NULL;
+
+    shoal__alloc_lock(sh, false);
+    for (size_t i = 0; i < sh->n_regs; i++) {
+        const shoal__reg_t *r = sh->regs[i];
+        if (!r->gpu || r->seg != seg) continue;
+        if (r->gpu && r->ready && r->peer[pe] != NULL && in < r->size && n <= r->size - in) addr = r->peer[pe] + in;
+        break;
+    }
+    shoal__alloc_unlock(sh);
+    return addr;
 }
 
 int shoal__reg_range_error(shoal_t sh, const char *call, const char *what, const void *p, size_t n, int pe)
@@ -406,7 +451,7 @@ int shoal__reg_fence(shoal_t sh, const char *call, const void *p, int pe)
     r = shoal__reg_find(sh, p, 0);
     /* MPI orders neither puts among themselves nor a put and an
      * accumulate: a flush completes what went before. */
-    if (r != NULL && pe != sh->my_pe) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, r->win));
+    if (r != NULL && !r->gpu && pe != sh->my_pe) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, r->win));
 out:
     shoal__alloc_unlock(sh);
     return rc;
@@ -446,7 +491,8 @@ int shoal__reg_sync(shoal_t sh, const char *call, const void *p, size_t n)
 
     shoal__alloc_lock(sh, false);
     r = shoal__reg_find(sh, p, n);
-    if (r != NULL && (mrc = MPI_Win_sync(r->win)) != MPI_SUCCESS) rc = shoal__mpi_error(sh, call, "MPI_Win_sync", mrc);
+    if (r != NULL && !r->gpu && (mrc = MPI_Win_sync(r->win)) != MPI_SUCCESS)
+        rc = shoal__mpi_error(sh, call, "MPI_Win_sync", mrc);
     shoal__alloc_unlock(sh);
     if (r == NULL) return shoal__reg_range_error(sh, call, "ivars", p, n, sh->my_pe);
     return rc;
@@ -459,7 +505,7 @@ int shoal__reg_sync_all(shoal_t sh, const char *call)
     if (__atomic_load_n(&sh->n_regs, __ATOMIC_ACQUIRE) == 0) return SHOAL_SUCCESS;
     shoal__alloc_lock(sh, false);
     for (size_t i = 0; i < sh->n_regs && rc == SHOAL_SUCCESS; i++) {
-        int mrc = MPI_Win_sync(sh->regs[i]->win);
+        int mrc = sh->regs[i]->gpu ? MPI_SUCCESS : MPI_Win_sync(sh->regs[i]->win);
         if (mrc != MPI_SUCCESS) rc = shoal__mpi_error(sh, call, "MPI_Win_sync (a registered range)", mrc);
     }
     shoal__alloc_unlock(sh);

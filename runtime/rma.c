@@ -49,7 +49,11 @@ static int shoal__remote_check(shoal_t sh, const char *call, const char *what, c
     size_t off;
     int rc;
 
-    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, remote, n))) return shoal__range_error(sh, call, what, remote, n, pe);
+    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, remote, n))) {
+        /* A registered GPU range: the heap's transports reach it. */
+        if (shoal__reg_gpu_off(sh, remote, n, off_p)) return SHOAL_SUCCESS;
+        return shoal__range_error(sh, call, what, remote, n, pe);
+    }
     off = (size_t)((const char *)remote - sh->heap_base);
     if (sh->cfg.check >= SHOAL_CHECK_BASIC) {
         size_t user, avail;
@@ -87,13 +91,15 @@ int shoal__rma_check(shoal_t sh, const char *call, bool is_put, const void *dest
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     /* The local buffer may be the target's bytes themselves: this PE's heap,
      * or a peer's mapped through shoal_ptr. */
-    if (sh->peer_base[pe] != NULL) {
-        uintptr_t l = (uintptr_t)local, r = (uintptr_t)(sh->peer_base[pe] + off);
+    if (shoal__tp_addr(sh, pe, off) != NULL) {
+        uintptr_t l = (uintptr_t)local, r = (uintptr_t)shoal__tp_addr(sh, pe, off);
         if (SHOAL__UNLIKELY(l < r + n && r < l + n))
             return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                                "source and destination overlap: %zu bytes at %p and at %p, which is heap offset "
+                                "source and destination overlap: %zu bytes at %p and at %p, which is %s offset "
                                 "%zu of PE %d%s",
-                                n, local, (void *)r, off, pe, pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
+                                n, local, (void *)r, off < SHOAL__REG_SEG_BASE ? "heap" : "registered GPU range",
+                                off & (SHOAL__REG_SEG_BASE - 1), pe,
+                                pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
     }
     *off_p = off;
     return SHOAL_SUCCESS;
@@ -332,8 +338,8 @@ static int shoal__rect_check(shoal_t sh, const char *call, bool is_put, const vo
      * or registered range, or a peer's heap mapped by shoal_ptr). Spans may
      * interleave without sharing a byte (two columns of one grid), so rows
      * decide. */
-    if (*reg_p ? pe == sh->my_pe : sh->peer_base[pe] != NULL) {
-        uintptr_t l = (uintptr_t)local, r = *reg_p ? (uintptr_t)remote : (uintptr_t)(sh->peer_base[pe] + off);
+    if (*reg_p ? pe == sh->my_pe : shoal__tp_addr(sh, pe, off) != NULL) {
+        uintptr_t l = (uintptr_t)local, r = *reg_p ? (uintptr_t)remote : (uintptr_t)shoal__tp_addr(sh, pe, off);
         if (SHOAL__UNLIKELY(l < r + rspan && r < l + lspan && shoal__rows_overlap(l, r, rc)))
             return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                                 "source and destination overlap: %s %s at %p share bytes with those at %p, which is "

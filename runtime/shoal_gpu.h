@@ -53,6 +53,7 @@ struct shoal_gpu {
     CUresult (*write_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
     CUresult (*wait_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
     CUresult (*batch_mem_op)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
+    CUresult (*mem_get_address_range)(CUdeviceptr *, size_t *, CUdeviceptr);
 };
 
 /* What each PE publishes of its GPU heap to its node at init. */
@@ -125,6 +126,12 @@ SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
 SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
 /* Is p device (or managed) memory? */
 SHOAL__HIDDEN bool shoal__gpu_on_device(const void *p);
+/* shoal_register of GPU memory: [base, base + size) must be device memory
+ * of this instance's GPU (not managed), inside one cudaMalloc allocation
+ * other than the heap's. handle (64 bytes): that allocation's IPC handle;
+ * *delta_p: base minus its start; *alloc_p: its start. */
+SHOAL__HIDDEN int shoal__gpu_reg_prepare(shoal_t sh, const char *call, void *base, size_t size, void *handle,
+                                         uint64_t *delta_p, uint64_t *alloc_p);
 /* expr returns a cudaError_t: CUDA's message is recorded on sh, naming the
  * API call call; st_ gets the status and control goes to lbl_ (as
  * SHOAL__MPI_TRY, runtime/shoal_error.h). */

@@ -1,6 +1,10 @@
-/* Registered memory: ranges of host memory outside the heap (globals,
- * statics, malloc'ed buffers) that every PE registered together with
- * shoal_register, each PE at its own address and all of the same size.
+/* Registered memory: ranges outside the heap that every PE registered
+ * together with shoal_register, each PE at its own address and all of the
+ * same size. Host ranges (globals, statics, malloc'ed buffers) are reached
+ * through an MPI window each; GPU ranges (cudaMalloc, on instances with a
+ * GPU heap) through the GPU heap's own transports, which address them by a
+ * segment offset past the heap's (SHOAL__REG_SEG_BASE) and translate it
+ * with shoal__reg_seg_addr.
  * runtime/register.c holds the collective calls (the PEs' meeting, each
  * range's MPI window made and freed); runtime/register_rma.c the table of
  * ranges, its lookups, and the data path over their windows that the RMA,
@@ -19,6 +23,16 @@
  * this, and the displacements count from there. */
 #define SHOAL__REG_WIN_ALIGN 16
 
+/* A GPU range's bytes, as the transports see them: segment k (1, 2, ...:
+ * the lowest free among the live GPU ranges, the same on every PE, which
+ * register and deregister in the same order) is the offsets [k <<
+ * SHOAL__REG_SEG_SHIFT, +size), past any heap offset (heaps are at most
+ * SHOAL__HEAP_MAX, GPU ranges at most SHOAL__REG_SEG_BASE bytes). */
+#define SHOAL__REG_SEG_SHIFT 48
+#define SHOAL__REG_SEG_BASE ((uint64_t)1 << SHOAL__REG_SEG_SHIFT)
+#define SHOAL__REG_SEG_MAX 0xffff /* live GPU ranges at once */
+_Static_assert(SHOAL__REG_SEG_BASE >= SHOAL__HEAP_MAX, "segment offsets lie past every heap offset");
+
 /* One registered range as this PE sees it. Made and freed by the
  * collectives (one thread); read by any thread under alloc_lock. */
 typedef struct shoal__reg {
@@ -32,6 +46,14 @@ typedef struct shoal__reg {
     bool locked;      /* win's lock_all epoch is open */
     bool ready;       /* the PEs agreed on it; false: a registration that timed out, its window kept for
                           shoal_finalize to free (lookups skip it) */
+    /* GPU ranges (no window: win is MPI_WIN_NULL). */
+    bool gpu;            /* GPU memory, reached through the heap's transports */
+    uint64_t seg;        /* its segment << SHOAL__REG_SEG_SHIFT: its first byte as a transport offset */
+    char **peer;         /* per PE: its first byte mapped in this process (this PE: base; cuda_ipc peers: opened
+                          IPC mapping), else NULL */
+    char ipc_handle[64]; /* cudaIpcMemHandle_t of the allocation holding base */
+    uint64_t ipc_delta;  /* base - that allocation's base */
+    uint64_t ipc_alloc;  /* that allocation's base (which mapping a peer may share between ranges) */
 } shoal__reg_t;
 
 /* ---- runtime/register.c: the collectives ---- */
@@ -42,7 +64,9 @@ typedef struct shoal__reg {
  * still meet). A NULL base with size > 0, a range that wraps, overlaps the
  * heap (or the heaps of node peers mapped here) or another registered range
  * is SHOAL_ERR_INVALID_ARG on that PE (SHOAL_ERR_NOT_SYMMETRIC, naming it,
- * on the others); GPU memory is SHOAL_ERR_UNSUPPORTED. */
+ * on the others). GPU memory (cudaMalloc, inside one allocation) needs a
+ * GPU heap (SHOAL_ERR_UNSUPPORTED on a host heap); managed memory is
+ * SHOAL_ERR_UNSUPPORTED. */
 SHOAL__HIDDEN int shoal__register(shoal_t sh, const char *call, void *base, size_t size);
 /* Collective: every PE deregisters its base of one registration (the same
  * one on every PE, else SHOAL_ERR_NOT_SYMMETRIC). A base that is not one
@@ -71,9 +95,21 @@ SHOAL__HIDDEN const shoal__reg_t *shoal__reg_overlap(shoal_t sh, const void *bas
 
 /* ---- runtime/register_rma.c: lookups ---- */
 
-/* Is [p, p + n) inside one range this PE registered? The hooks of rma.c,
- * amo.c, wait_until.c and lock.c ask it for an address outside the heap. */
+/* Is [p, p + n) inside one host range this PE registered (reached
+ * through its window)? The hooks of rma.c, amo.c, wait_until.c and lock.c
+ * ask it for an address outside the heap. GPU ranges answer false: they
+ * take the heap's path with the offset shoal__reg_gpu_off gives. */
 SHOAL__HIDDEN bool shoal__reg_holds(shoal_t sh, const void *p, size_t n);
+/* Is [p, p + n) inside one GPU range this PE registered? *off_p: its
+ * segment offset (SHOAL__REG_SEG_BASE and above), which the heap's
+ * transports take as they take heap offsets. */
+SHOAL__HIDDEN bool shoal__reg_gpu_off(shoal_t sh, const void *p, size_t n, size_t *off_p);
+/* Where n bytes at segment offset off of PE pe's GPU range are mapped in
+ * this process (pe's registered base there plus the offset), or NULL: no
+ * such range, past its end, or pe's range not mapped here. */
+SHOAL__HIDDEN char *shoal__reg_seg_addr(shoal_t sh, int pe, uint64_t off, size_t n);
+/* Is any byte of [p, p + n) in a GPU range this PE registered? */
+SHOAL__HIDDEN bool shoal__reg_is_gpu(shoal_t sh, const void *p, size_t n);
 /* pe in range and [p, p + n) inside one registered range, as
  * shoal__rma_target for the heap; what names it in messages. *off_p: its
  * offset in the range. */

@@ -185,7 +185,7 @@ static int shoal__wait_timeout(shoal_t sh, const char *call, const shoal__wait_s
     uint64_t v = shoal__wait_elem(buf, i, w->size, w->is_signed);
     uint64_t r = shoal__wait_elem(w->values, w->vector ? i : 0, w->size, w->is_signed);
 
-    if (reg)
+    if (reg || off >= SHOAL__REG_SEG_BASE)
         shoal__reg_where(sh, (const char *)w->ivars + i * w->size, where, sizeof(where));
     else
         shoal__wait_where(sh, off + i * w->size, where, sizeof(where));

@@ -17,6 +17,16 @@
 #include "shoal_gpu.h"
 #include "transport.h"
 
+/* Where pe's byte off (heap, or registered GPU range) is mapped here. */
+static inline int gpu_mapped_at(shoal_t sh, const char *call, int pe, size_t off, char **p)
+{
+    *p = shoal__tp_addr(sh, pe, off);
+    if (SHOAL__LIKELY(*p != NULL)) return SHOAL_SUCCESS;
+    return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
+                        "registered GPU range %llu of PE %d is not mapped here (deregistered while in use?)",
+                        (unsigned long long)(off >> SHOAL__REG_SEG_SHIFT), pe);
+}
+
 /* Queued on the internal stream: done, or wait for it (blocking). */
 static int gpu_mapped_queued(shoal_t sh, const char *call, int nbi)
 {
@@ -70,24 +80,32 @@ static int gpu_mapped_copy_2d(shoal_t sh, const char *call, char *dst, size_t dp
 
 int shoal__gpu_mapped_put(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi)
 {
-    return gpu_mapped_copy(sh, call, sh->peer_base[pe] + off, src, n, nbi);
+    char *p;
+    int rc = gpu_mapped_at(sh, call, pe, off, &p);
+    return SHOAL__LIKELY(rc == SHOAL_SUCCESS) ? gpu_mapped_copy(sh, call, p, src, n, nbi) : rc;
 }
 
 int shoal__gpu_mapped_get(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi)
 {
-    return gpu_mapped_copy(sh, call, dst, sh->peer_base[pe] + off, n, nbi);
+    char *p;
+    int rc = gpu_mapped_at(sh, call, pe, off, &p);
+    return SHOAL__LIKELY(rc == SHOAL_SUCCESS) ? gpu_mapped_copy(sh, call, dst, p, n, nbi) : rc;
 }
 
 int shoal__gpu_mapped_put_2d(shoal_t sh, const char *call, int pe, size_t off, size_t pitch, const void *src,
                              size_t spitch, size_t width, size_t height, int nbi)
 {
-    return gpu_mapped_copy_2d(sh, call, sh->peer_base[pe] + off, pitch, src, spitch, width, height, nbi);
+    char *p;
+    int rc = gpu_mapped_at(sh, call, pe, off, &p);
+    return rc == SHOAL_SUCCESS ? gpu_mapped_copy_2d(sh, call, p, pitch, src, spitch, width, height, nbi) : rc;
 }
 
 int shoal__gpu_mapped_get_2d(shoal_t sh, const char *call, int pe, void *dst, size_t dpitch, size_t off, size_t pitch,
                              size_t width, size_t height, int nbi)
 {
-    return gpu_mapped_copy_2d(sh, call, dst, dpitch, sh->peer_base[pe] + off, pitch, width, height, nbi);
+    char *p;
+    int rc = gpu_mapped_at(sh, call, pe, off, &p);
+    return rc == SHOAL_SUCCESS ? gpu_mapped_copy_2d(sh, call, dst, dpitch, p, pitch, width, height, nbi) : rc;
 }
 
 /* Under amo_lock: wait for the internal stream, then hand every pending
@@ -136,13 +154,21 @@ int shoal__gpu_quiet(shoal_t sh, const char *call)
 int shoal__gpu_mapped_put_stream(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n,
                                  void *stream)
 {
-    cudaError_t err = cudaMemcpyAsync(sh->peer_base[pe] + off, src, n, cudaMemcpyDefault, (cudaStream_t)stream);
+    char *p;
+    int rc = gpu_mapped_at(sh, call, pe, off, &p);
+    cudaError_t err;
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+    err = cudaMemcpyAsync(p, src, n, cudaMemcpyDefault, (cudaStream_t)stream);
     return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "cudaMemcpyAsync(on stream)", err);
 }
 
 int shoal__gpu_mapped_get_stream(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, void *stream)
 {
-    cudaError_t err = cudaMemcpyAsync(dst, sh->peer_base[pe] + off, n, cudaMemcpyDefault, (cudaStream_t)stream);
+    char *p;
+    int rc = gpu_mapped_at(sh, call, pe, off, &p);
+    cudaError_t err;
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+    err = cudaMemcpyAsync(dst, p, n, cudaMemcpyDefault, (cudaStream_t)stream);
     return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "cudaMemcpyAsync(on stream)", err);
 }
 
@@ -152,9 +178,11 @@ int shoal__gpu_mapped_p_stream(shoal_t sh, const char *call, int pe, size_t off,
                                void *stream)
 {
     struct shoal_gpu *g = sh->gpu;
-    char *peer = sh->peer_base[pe] + off;
+    char *peer;
     CUresult cr;
+    int rc = gpu_mapped_at(sh, call, pe, off, &peer);
 
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     if (n == 8) {
         uint64_t v;
         memcpy(&v, value, 8);
@@ -195,11 +223,12 @@ int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, cons
                           int nbi)
 {
     struct shoal_gpu *g = sh->gpu;
-    char *word = sh->peer_base[pe] + off;
+    char *word;
     cudaError_t err;
     size_t slot;
-    int rc = SHOAL_SUCCESS;
+    int rc = gpu_mapped_at(sh, call, pe, off, &word);
 
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     if (result == NULL) {
         err = shoal__gpu_amo_launch(g->stream, word, a, NULL);
         if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the atomic kernel", err);
@@ -247,9 +276,11 @@ out:
 int shoal__gpu_mapped_amo_stream(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *stream)
 {
     struct shoal_gpu *g = sh->gpu;
-    char *word = sh->peer_base[pe] + off;
+    char *word;
     cudaError_t err;
+    int rc = gpu_mapped_at(sh, call, pe, off, &word);
 
+    if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     if (a->op == SHOAL__AMO_SET && a->size == 8 &&
         g->write_value64((CUstream)stream, (CUdeviceptr)word, a->operand, CU_STREAM_WRITE_VALUE_DEFAULT) ==
             CUDA_SUCCESS)

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "gpu_amo.h"
+#include "shoal_register.h"
 #include "stage.h"
 
 void shoal__stage_pause(unsigned *spins)
@@ -24,23 +25,23 @@ void shoal__stage_pause(unsigned *spins)
 /* One slot: the copy, or the atomic and its old value into the chunk.
  * Everything on the proxy's own non-blocking stream: work the application
  * queued on its streams (a kernel waiting for this very put's signal) never
- * holds the proxy up. */
-static cudaError_t stage_serve(struct shoal_stage *st, cudaStream_t stream, const shoal__stage_slot_t *s, char *chunk)
+ * holds the proxy up. The offset is into the heap, or into a registered
+ * GPU range (runtime/shoal_register.h). */
+static cudaError_t stage_serve(shoal_t sh, cudaStream_t stream, const shoal__stage_slot_t *s, char *chunk)
 {
+    struct shoal_stage *st = sh->stage;
+    char *at = s->off < SHOAL__REG_SEG_BASE ? st->heap + s->off
+                                            : shoal__reg_seg_addr(sh, sh->my_pe, s->off, s->len > 0 ? s->len : 1);
     cudaError_t err;
 
+    if (at == NULL) return cudaErrorInvalidValue; /* a range deregistered under the origin's feet */
     switch (s->op) {
-    case SHOAL__STAGE_PUT:
-        err = cudaMemcpyAsync(st->heap + s->off, chunk, s->len, cudaMemcpyHostToDevice, stream);
-        break;
-    case SHOAL__STAGE_GET:
-        err = cudaMemcpyAsync(chunk, st->heap + s->off, s->len, cudaMemcpyDeviceToHost, stream);
-        break;
+    case SHOAL__STAGE_PUT: err = cudaMemcpyAsync(at, chunk, s->len, cudaMemcpyHostToDevice, stream); break;
+    case SHOAL__STAGE_GET: err = cudaMemcpyAsync(chunk, at, s->len, cudaMemcpyDeviceToHost, stream); break;
     default: {
         shoal__amo_t a;
         memcpy(&a, chunk, sizeof(a));
-        err = shoal__gpu_amo_launch(stream, st->heap + s->off, &a,
-                                    s->op == SHOAL__STAGE_AMO_FETCH ? st->amo_value : NULL);
+        err = shoal__gpu_amo_launch(stream, at, &a, s->op == SHOAL__STAGE_AMO_FETCH ? st->amo_value : NULL);
         break;
     }
     }
@@ -76,7 +77,7 @@ static void *stage_proxy(void *arg)
             continue;
         }
         idle = 0;
-        err = stream != NULL ? stage_serve(st, stream, s, chunk) : cudaErrorNotReady;
+        err = stream != NULL ? stage_serve(sh, stream, s, chunk) : cudaErrorNotReady;
         if (err != cudaSuccess) cudaGetLastError();
         if ((s->op == SHOAL__STAGE_PUT || s->op == SHOAL__STAGE_AMO) && err == cudaSuccess) {
             /* Nobody waits for the bytes: recycle the slot now. */

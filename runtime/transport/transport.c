@@ -248,3 +248,28 @@ int shoal__transports_quiet_stream(shoal_t sh, const char *call, void *stream)
     }
     return SHOAL_SUCCESS;
 }
+
+int shoal__transports_reg_attach(shoal_t sh, const char *call, shoal__reg_t *r)
+{
+    int rc = SHOAL_SUCCESS;
+
+    /* Every transport's attach runs even after one failed: they may be
+     * collective. */
+    for (size_t i = 0; i < SHOAL__TP_REGISTRY_N; i++) {
+        const shoal__tp_ops_t *tp = shoal__tp_registry[i];
+        int arc;
+        if (tp->heap_kind != sh->heap_kind || !(sh->tp_setup & (1u << tp->id)) || tp->reg_attach == NULL) continue;
+        arc = tp->reg_attach(sh, call, r);
+        if (arc != SHOAL_SUCCESS && rc == SHOAL_SUCCESS) rc = arc;
+    }
+    return rc;
+}
+
+void shoal__transports_reg_detach(shoal_t sh, shoal__reg_t *r)
+{
+    for (size_t i = SHOAL__TP_REGISTRY_N; i-- > 0;) {
+        const shoal__tp_ops_t *tp = shoal__tp_registry[i];
+        if (tp->heap_kind != sh->heap_kind || !(sh->tp_setup & (1u << tp->id)) || tp->reg_detach == NULL) continue;
+        tp->reg_detach(sh, r);
+    }
+}

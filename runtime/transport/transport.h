@@ -19,6 +19,7 @@
 
 #include "shoal_amo.h"
 #include "shoal_instance.h"
+#include "shoal_register.h"
 
 /* What a transport can do beyond put, get and quiet. */
 enum {
@@ -35,8 +36,10 @@ enum {
     SHOAL__TP_CAP_AMO_ALL = 1u << 2,
 };
 
-/* Offsets are into the target PE's heap; call is the API call on whose
- * behalf (for messages). nbi: 0 = blocking (returns when src is reusable
+/* Offsets are into the target PE's heap, or (GPU heaps, from
+ * SHOAL__REG_SEG_BASE up) into one of its registered GPU ranges
+ * (runtime/shoal_register.h; shoal__tp_addr translates both); call is the
+ * API call on whose behalf (for messages). nbi: 0 = blocking (returns when src is reusable
  * or dst filled), 1 = complete at quiet. stream is a cudaStream_t. */
 typedef struct shoal__tp_ops {
     const char *name;        /* as shoal_pe_transport and shoal-topo show it */
@@ -95,6 +98,15 @@ typedef struct shoal__tp_ops {
     /* An atomic without result (a->op neither FETCH, SWAP nor CSWAP), in
      * the order of stream, after what the stream did before. */
     int (*amo_stream)(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *stream);
+
+    /* Optional, for a transport that maps peers' GPU memory: collective
+     * over the instance, on every PE of a GPU heap (each transport decides
+     * with its node peers whether it has anything to do, the same way on
+     * every PE): map the peers' copies of the registered GPU range r into
+     * r->peer[]. A failure is this PE's (the caller tells the others).
+     * detach undoes it (not collective); after a failed attach too. */
+    int (*reg_attach)(shoal_t sh, const char *call, shoal__reg_t *r);
+    void (*reg_detach)(shoal_t sh, shoal__reg_t *r);
 } shoal__tp_ops_t;
 
 /* The tables (runtime/transport/<name>.c). */
@@ -125,6 +137,10 @@ SHOAL__HIDDEN int shoal__transports_quiet_stream(shoal_t sh, const char *call, v
 /* After a barrier: every transport's sync, and the windows of registered
  * ranges (runtime/shoal_register.h). */
 SHOAL__HIDDEN int shoal__transports_sync(shoal_t sh, const char *call);
+/* Every transport's reg_attach for the GPU range r (in registry order), or
+ * reg_detach (reverse order). */
+SHOAL__HIDDEN int shoal__transports_reg_attach(shoal_t sh, const char *call, shoal__reg_t *r);
+SHOAL__HIDDEN void shoal__transports_reg_detach(shoal_t sh, shoal__reg_t *r);
 /* Is pe in the policy's candidates for this PE's pair with it (setup uses
  * it to decide which peers to prepare)? */
 SHOAL__HIDDEN bool shoal__tp_candidate(shoal_t sh, int pe, shoal_transport_id_t id);
@@ -152,6 +168,14 @@ static inline void shoal__tp_copy_2d(char *dst, size_t dpitch, const char *src, 
         return;
     }
     for (size_t i = 0; i < height; i++) memcpy(dst + i * dpitch, src + i * spitch, width);
+}
+
+/* Where byte off of pe's heap or registered GPU range is mapped in this
+ * process, or NULL (not mapped here, or no such registered range). */
+static inline char *shoal__tp_addr(shoal_t sh, int pe, size_t off)
+{
+    if (SHOAL__LIKELY(off < SHOAL__REG_SEG_BASE)) return sh->peer_base[pe] != NULL ? sh->peer_base[pe] + off : NULL;
+    return shoal__reg_seg_addr(sh, pe, off, 1);
 }
 
 /* The transport chosen for pe, and what it can do. */
