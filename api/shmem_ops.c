@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "shmem_internal.h"
+#include "shoal_instance.h"
+#include "shoal_rma.h"
 
 /* The instance PE of ctx's PE pe. */
 static inline int shmem__pe(shmem_ctx_t ctx, int pe, const char *call)
@@ -19,6 +21,16 @@ static inline int shmem__pe(shmem_ctx_t ctx, int pe, const char *call)
     if (ctx == SHMEM_CTX_DEFAULT || ctx->team == shmem__team_world) return pe;
     return shoal_team_translate_pe(ctx->team, pe, shmem__team_world);
 }
+/* The byte-wise puts and gets call shoal's data path directly, with the
+ * checks of shoal_put's entry made here (one call less on the layer's
+ * hottest path), and errors name the OpenSHMEM call. */
+static inline int shmem__rma(const char *call, bool is_put, void *dest, const void *source, size_t nelems, int pe,
+                             int nbi)
+{
+    SHOAL__ENTER(shmem__sh, call);
+    return shoal__rma(shmem__sh, call, is_put, dest, source, nelems, pe, nbi);
+}
+
 #define SHMEM__DEF_PE(call, pe) shmem__pe(SHMEM_CTX_DEFAULT, (pe), (call))
 
 /* ------------------------------------------------------------------- RMA */
@@ -126,42 +138,42 @@ SHOAL_RMA_TYPES(SHMEM__RMA_DEF)
 void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
 {
     static const char *call = "shmem_putmem";
-    SHMEM__OK(call, shoal_put(shmem__sh, dest, source, nelems, shmem__pe(ctx, pe, call)));
+    SHMEM__OK(call, shmem__rma(call, true, dest, source, nelems, shmem__pe(ctx, pe, call), 0));
 }
 void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
 {
     SHMEM__NEED("shmem_putmem");
-    SHMEM__OK("shmem_putmem", shoal_put(shmem__sh, dest, source, nelems, pe));
+    SHMEM__OK("shmem_putmem", shmem__rma("shmem_putmem", true, dest, source, nelems, pe, 0));
 }
 void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
 {
     static const char *call = "shmem_getmem";
-    SHMEM__OK(call, shoal_get(shmem__sh, dest, source, nelems, shmem__pe(ctx, pe, call)));
+    SHMEM__OK(call, shmem__rma(call, false, dest, source, nelems, shmem__pe(ctx, pe, call), 0));
 }
 void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
 {
     SHMEM__NEED("shmem_getmem");
-    SHMEM__OK("shmem_getmem", shoal_get(shmem__sh, dest, source, nelems, pe));
+    SHMEM__OK("shmem_getmem", shmem__rma("shmem_getmem", false, dest, source, nelems, pe, 0));
 }
 void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
 {
     static const char *call = "shmem_putmem_nbi";
-    SHMEM__OK(call, shoal_put_nbi(shmem__sh, dest, source, nelems, shmem__pe(ctx, pe, call)));
+    SHMEM__OK(call, shmem__rma(call, true, dest, source, nelems, shmem__pe(ctx, pe, call), 1));
 }
 void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
     SHMEM__NEED("shmem_putmem_nbi");
-    SHMEM__OK("shmem_putmem_nbi", shoal_put_nbi(shmem__sh, dest, source, nelems, pe));
+    SHMEM__OK("shmem_putmem_nbi", shmem__rma("shmem_putmem_nbi", true, dest, source, nelems, pe, 1));
 }
 void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
 {
     static const char *call = "shmem_getmem_nbi";
-    SHMEM__OK(call, shoal_get_nbi(shmem__sh, dest, source, nelems, shmem__pe(ctx, pe, call)));
+    SHMEM__OK(call, shmem__rma(call, false, dest, source, nelems, shmem__pe(ctx, pe, call), 1));
 }
 void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
     SHMEM__NEED("shmem_getmem_nbi");
-    SHMEM__OK("shmem_getmem_nbi", shoal_get_nbi(shmem__sh, dest, source, nelems, pe));
+    SHMEM__OK("shmem_getmem_nbi", shmem__rma("shmem_getmem_nbi", false, dest, source, nelems, pe, 1));
 }
 void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
                              uint64_t signal, int sig_op, int pe)

@@ -141,8 +141,9 @@ SHOAL_EXPORT int shoal_free(shoal_t sh, void *ptr);
 /* Bytes of heap in use and free on this PE. */
 SHOAL_EXPORT int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p);
 
-/* Registered memory: host memory outside the heap (globals, statics,
- * malloc'ed buffers) made symmetric. Collective over the instance: every PE
+/* Registered memory: memory outside the heap (globals, statics, malloc'ed
+ * buffers; cudaMalloc'ed memory on an instance with a GPU heap) made
+ * symmetric. Collective over the instance: every PE
  * calls shoal_register with its own base (bases differ between PEs) and the
  * same size, in the same order as its other collectives. From then on the
  * calls that take symmetric memory take an address in a registered range
@@ -152,10 +153,10 @@ SHOAL_EXPORT int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p);
  * signal_wait_until, the wait_until and test families and the locks. The
  * caller passes its own address; pe's copy is the byte at the same offset
  * of pe's range. An access must lie inside one registered range (else
- * SHOAL_ERR_OUT_OF_BOUNDS); the stream-ordered calls and the team
- * collectives take heap memory only, and the local buffer of a put or get
- * on a registered range must be host memory. Towards other PEs every
- * access goes through an MPI window of the range's own (as over mpi_rma, a
+ * SHOAL_ERR_OUT_OF_BOUNDS); the team collectives and kernels take heap
+ * memory only. Host ranges: the stream-ordered calls take heap memory
+ * only, and the local buffer of a put or get must be host memory; towards
+ * other PEs every access goes through an MPI window of the range's own (as over mpi_rma, a
  * target's MPI progresses while it is inside shoal or MPI calls); towards
  * this PE data is copied, and atomics go through MPI there too, so that
  * all atomics on a registered word are atomic with each other. Completion
@@ -167,8 +168,13 @@ SHOAL_EXPORT int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p);
  *   collective is named too (nothing is registered then). size 0 registers
  *   nothing (the PEs still meet). A NULL base with size > 0, a range that
  *   overlaps the heap or another registered range is SHOAL_ERR_INVALID_ARG
- *   on that PE (SHOAL_ERR_NOT_SYMMETRIC naming it on the others); GPU
- *   memory is SHOAL_ERR_UNSUPPORTED. The memory must stay valid until
+ *   on that PE (SHOAL_ERR_NOT_SYMMETRIC naming it on the others).
+ *   GPU ranges (README "Registered memory") go through the heap's own
+ *   transports, the stream-ordered calls included, with host or GPU local
+ *   buffers: device memory of the instance's GPU inside one cudaMalloc
+ *   allocation other than the heap's (else SHOAL_ERR_INVALID_ARG);
+ *   managed or IPC-less memory, or any GPU memory on an instance with a
+ *   host heap, is SHOAL_ERR_UNSUPPORTED. The memory must stay valid until
  *   shoal_deregister or shoal_finalize (which ends every registration).
  *   shoal_deregister: collective as well, every PE with its base of the same
  *   registration (else SHOAL_ERR_NOT_SYMMETRIC); a base that is not one
