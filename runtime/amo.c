@@ -36,7 +36,8 @@ static int shoal__amo_word(shoal_t sh, const char *call, const char *what, const
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                             "%s %p (%s offset %zu, target PE %d) is not aligned to its %zu bytes: an atomic needs "
                             "a word at a multiple of its size",
-                            what, target, reg ? "registered range" : "heap", *off_p, pe, size);
+                            what, target, reg ? "registered range" : shoal__off_what(*off_p), shoal__off_in(*off_p), pe,
+                            size);
     return SHOAL_SUCCESS;
 }
 

@@ -179,8 +179,8 @@ int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, in
                             SHOAL_CMP_LE);
     SHOAL__TRY(rc, out, shoal__rma_target(sh, call, "signal", sig, 8, sh->my_pe, &off));
     if ((uintptr_t)sig % 8 != 0)
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "signal %p (heap offset %zu) is not aligned to 8 bytes",
-                            (void *)sig, off);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "signal %p (%s offset %zu) is not aligned to 8 bytes",
+                            (void *)sig, shoal__off_what(off), shoal__off_in(off));
     /* A host heap; or GPU peers whose data and signals this process's
      * staging proxy moves (staged, mpi_rma): a stream wait could hold the
      * proxy's own copies up (where CUDA puts its stream and this one on one

@@ -58,7 +58,7 @@ static int shoal__lock_check(shoal_t sh, const char *call, long *lock)
     if (rc != SHOAL_SUCCESS) return rc;
     if ((uintptr_t)lock % sizeof(long) != 0)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "lock %p (%s offset %zu) is not aligned to 8 bytes",
-                            (void *)lock, reg ? "registered range" : "heap", off);
+                            (void *)lock, reg ? "registered range" : shoal__off_what(off), shoal__off_in(off));
     return SHOAL_SUCCESS;
 }
 

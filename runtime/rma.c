@@ -97,8 +97,7 @@ int shoal__rma_check(shoal_t sh, const char *call, bool is_put, const void *dest
             return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                                 "source and destination overlap: %zu bytes at %p and at %p, which is %s offset "
                                 "%zu of PE %d%s",
-                                n, local, (void *)r, off < SHOAL__REG_SEG_BASE ? "heap" : "registered GPU range",
-                                off & (SHOAL__REG_SEG_BASE - 1), pe,
+                                n, local, (void *)r, shoal__off_what(off), shoal__off_in(off), pe,
                                 pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
     }
     *off_p = off;
@@ -345,7 +344,7 @@ static int shoal__rect_check(shoal_t sh, const char *call, bool is_put, const vo
                                 "source and destination overlap: %s %s at %p share bytes with those at %p, which is "
                                 "%s offset %zu of PE %d%s",
                                 rc->elem ? "the elements" : "the rows", is_put ? "read" : "written", local, (void *)r,
-                                *reg_p ? "registered range" : "heap", off, pe,
+                                *reg_p ? "registered range" : shoal__off_what(off), shoal__off_in(off), pe,
                                 pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
     }
     *off_p = off;

@@ -33,6 +33,14 @@
 #define SHOAL__REG_SEG_MAX 0xffff /* live GPU ranges at once */
 _Static_assert(SHOAL__REG_SEG_BASE >= SHOAL__HEAP_MAX, "segment offsets lie past every heap offset");
 
+/* For messages: what an offset the transports take counts from ("heap",
+ * "registered GPU range"), and which byte of that it is. */
+static inline const char *shoal__off_what(size_t off)
+{
+    return off < SHOAL__REG_SEG_BASE ? "heap" : "registered GPU range";
+}
+static inline size_t shoal__off_in(size_t off) { return off & (SHOAL__REG_SEG_BASE - 1); }
+
 /* One registered range as this PE sees it. Made and freed by the
  * collectives (one thread); read by any thread under alloc_lock. */
 typedef struct shoal__reg {

@@ -158,7 +158,8 @@ static int shoal__wait_args(shoal_t sh, const char *call, const shoal__wait_spec
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     if (SHOAL__UNLIKELY((uintptr_t)w->ivars % w->size != 0))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "ivars %p (%s offset %zu) is not aligned to its %zu bytes",
-                            w->ivars, *reg_p ? "registered range" : "heap", *off_p, w->size);
+                            w->ivars, *reg_p ? "registered range" : shoal__off_what(*off_p), shoal__off_in(*off_p),
+                            w->size);
     return SHOAL_SUCCESS;
 }
 
