@@ -116,7 +116,8 @@ static int shoal__signal_amo(shoal_t sh, const char *call, uint64_t value, int o
     return SHOAL_SUCCESS;
 }
 
-/* The stream-ordered calls take heap words only: off_p is a heap offset. */
+/* For the stream-ordered calls: *off_p is the word's offset as the
+ * transports take it (heap, or registered GPU range). */
 int shoal__signal_prepare(shoal_t sh, const char *call, const uint64_t *sig, uint64_t value, int op, int pe,
                           shoal__amo_t *a, size_t *off_p)
 {

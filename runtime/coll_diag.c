@@ -268,6 +268,8 @@ static void shoal__call_str_kind(uint64_t coll, uint64_t arg, char *buf, size_t 
         snprintf(buf, len, "shoal_free(a pointer not from shoal_malloc)");
     else if (coll == SHOAL__COLL_FREE)
         snprintf(buf, len, "shoal_free(heap offset %llu)", a);
+    else if (coll == SHOAL__COLL_REGISTER && (arg & SHOAL__REG_ARG_GPU))
+        snprintf(buf, len, "shoal_register(%llu bytes of GPU memory)", (unsigned long long)(arg & ~SHOAL__REG_ARG_GPU));
     else if (coll == SHOAL__COLL_REGISTER)
         snprintf(buf, len, "shoal_register(%llu bytes)", a);
     else if (coll == SHOAL__COLL_DEREGISTER && arg == 0)

@@ -198,6 +198,7 @@ int shoal__finalize(shoal_t sh)
     shoal__registers_free(sh);
     shoal__teams_destroy(sh, !sh->broken);
     shoal__transports_teardown(sh);
+    shoal__reg_segs_free(sh); /* after the staging proxy stopped */
     if (sh->gpu != NULL) shoal__heap_gpu_destroy(sh);
     shoal__heap_host_destroy(sh);
     shoal__alloc_fini(&sh->alloc);

@@ -72,6 +72,14 @@ int shoal__gpu_reg_prepare(shoal_t sh, const char *call, void *base, size_t size
                             "%p is GPU memory, and this instance's heap is in host memory: GPU ranges are "
                             "registered on instances with a GPU heap (SHOAL_HEAP_KIND=gpu)",
                             base);
+    for (int pe = 0; pe < sh->n_pes; pe++) {
+        uintptr_t pb = (uintptr_t)sh->peer_base[pe], b = (uintptr_t)base;
+        if (pe != sh->my_pe && pb != 0 && b < pb + sh->heap_size && pb < b + size)
+            return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                                "[%p, +%zu) overlaps PE %d's heap as mapped here (shoal_ptr): heap memory is "
+                                "symmetric already",
+                                base, size, pe);
+    }
     err = cudaPointerGetAttributes(&a, base);
     if (err != cudaSuccess) return shoal__cuda_error(sh, call, "cudaPointerGetAttributes", err);
     if (a.type == cudaMemoryTypeManaged)

@@ -74,6 +74,13 @@ static int shoal__reg_args(shoal_t sh, const char *call, void *base, size_t size
     return SHOAL_SUCCESS;
 }
 
+/* The meeting's argument: the size, and whether it is GPU memory (PEs
+ * that disagree on that are named, as for sizes). */
+static uint64_t shoal__reg_arg(size_t size, bool gpu)
+{
+    return (uint64_t)size | (gpu && size > 0 ? SHOAL__REG_ARG_GPU : 0);
+}
+
 /* The lowest segment no live GPU range holds (0: none left). The same on
  * every PE: they register and deregister together. */
 static uint64_t shoal__reg_free_seg(shoal_t sh)
@@ -103,6 +110,7 @@ static int shoal__reg_close(shoal_t sh, const char *call, shoal__reg_t *r)
     int rc = SHOAL_SUCCESS, mrc;
 
     if (r->gpu) {
+        shoal__reg_seg_withdraw(sh, r);
         shoal__transports_reg_detach(sh, r);
         shoal__reg_free_local(r);
         return SHOAL_SUCCESS;
@@ -237,13 +245,26 @@ static int shoal__reg_open_gpu(shoal_t sh, const char *call, shoal__reg_t *r, in
 
     r->id = ++sh->reg_ids;
     r->peer[sh->my_pe] = r->base;
+    /* Reachable through this PE's staging proxy from here on: a peer that
+     * agrees first may put at once. */
+    rc = shoal__reg_seg_publish(sh, call, r);
     /* Every PE attaches (the transports meet their node peers in it). */
-    rc = shoal__transports_reg_attach(sh, call, r);
+    {
+        int arc = shoal__transports_reg_attach(sh, call, r);
+        if (rc == SHOAL_SUCCESS) rc = arc;
+    }
     if (rc != SHOAL_SUCCESS) snprintf(saved, sizeof(saved), "%s", shoal_last_error(sh));
+    if (sh->broken) {
+        /* The node's PEs fell out of step (an MPI failure): no meeting. */
+        shoal__reg_seg_withdraw(sh, r);
+        shoal__transports_reg_detach(sh, r);
+        return rc;
+    }
     mine[0] = 0;
     mine[1] = rc != SHOAL_SUCCESS ? SHOAL__REG_FAILED : SHOAL__REG_OK;
     mrc = shoal__reg_gather(sh, call, r->size, all_p);
     if (mrc != SHOAL_SUCCESS) {
+        shoal__reg_seg_withdraw(sh, r);
         shoal__transports_reg_detach(sh, r);
         return rc != SHOAL_SUCCESS ? shoal__error(sh, rc, NULL, "%s", saved) : mrc;
     }
@@ -254,6 +275,7 @@ static int shoal__reg_open_gpu(shoal_t sh, const char *call, shoal__reg_t *r, in
         r->ready = true;
         return SHOAL_SUCCESS;
     }
+    shoal__reg_seg_withdraw(sh, r);
     shoal__transports_reg_detach(sh, r);
     if (rc != SHOAL_SUCCESS) return rc;
     return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
@@ -303,10 +325,10 @@ int shoal__register(shoal_t sh, const char *call, void *base, size_t size)
         if (rc == SHOAL_SUCCESS) rc = shoal__reg_reserve(sh, call);
     }
     if (rc != SHOAL_SUCCESS) {
-        rc = shoal__coll_failed_here(sh, call, SHOAL__COLL_REGISTER, (uint64_t)size, rc);
+        rc = shoal__coll_failed_here(sh, call, SHOAL__COLL_REGISTER, shoal__reg_arg(size, gpu), rc);
         goto out;
     }
-    SHOAL__TRY(rc, out, shoal__rendezvous(sh, call, SHOAL__COLL_REGISTER, (uint64_t)size));
+    SHOAL__TRY(rc, out, shoal__rendezvous(sh, call, SHOAL__COLL_REGISTER, shoal__reg_arg(size, gpu)));
     if (size == 0) goto out;
     rc = gpu ? shoal__reg_open_gpu(sh, call, r, &all) : shoal__reg_open(sh, call, r, &all);
     if (rc == SHOAL_SUCCESS || (all == NULL && r->win != MPI_WIN_NULL)) {
@@ -332,7 +354,7 @@ int shoal__deregister(shoal_t sh, const char *call, void *base)
 
     if (id == 0) {
         char where[160] = "";
-        if (base != NULL && shoal__reg_holds(sh, base, 1)) {
+        if (base != NULL && (shoal__reg_holds(sh, base, 1) || shoal__reg_is_gpu(sh, base, 1))) {
             shoal__reg_where(sh, base, where, sizeof(where));
             rc =
                 shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,

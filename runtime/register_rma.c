@@ -73,6 +73,7 @@ void shoal__reg_insert(shoal_t sh, shoal__reg_t *r)
     while (i < sh->n_regs && sh->regs[i]->base < r->base) i++;
     memmove(sh->regs + i + 1, sh->regs + i, (sh->n_regs - i) * sizeof(*sh->regs));
     sh->regs[i] = r;
+    if (r->gpu && sh->reg_segs != NULL) sh->reg_segs[r->seg >> SHOAL__REG_SEG_SHIFT].reg = r;
     __atomic_store_n(&sh->n_regs, sh->n_regs + 1, __ATOMIC_RELEASE);
     shoal__alloc_unlock(sh);
 }
@@ -85,6 +86,7 @@ shoal__reg_t *shoal__reg_remove(shoal_t sh, const void *base)
     for (size_t i = 0; i < sh->n_regs; i++) {
         if (sh->regs[i]->base != (const char *)base) continue;
         r = sh->regs[i];
+        if (r->gpu && sh->reg_segs != NULL) sh->reg_segs[r->seg >> SHOAL__REG_SEG_SHIFT].reg = NULL;
         memmove(sh->regs + i, sh->regs + i + 1, (sh->n_regs - i - 1) * sizeof(*sh->regs));
         __atomic_store_n(&sh->n_regs, sh->n_regs - 1, __ATOMIC_RELEASE);
         break;
@@ -154,18 +156,52 @@ bool shoal__reg_is_gpu(shoal_t sh, const void *p, size_t n)
 
 char *shoal__reg_seg_addr(shoal_t sh, int pe, uint64_t off, size_t n)
 {
-    uint64_t seg = off & ~(SHOAL__REG_SEG_BASE - 1), in = off & (SHOAL__REG_SEG_BASE - 1);
+    uint64_t k = off >> SHOAL__REG_SEG_SHIFT, in = off & (SHOAL__REG_SEG_BASE - 1);
+    struct shoal__reg_seg *segs = __atomic_load_n(&sh->reg_segs, __ATOMIC_ACQUIRE);
+    const shoal__reg_t *r;
     char *addr = NULL;
 
-    shoal__alloc_lock(sh, false);
-    for (size_t i = 0; i < sh->n_regs; i++) {
-        const shoal__reg_t *r = sh->regs[i];
-        if (!r->gpu || r->seg != seg) continue;
-        if (r->gpu && r->ready && r->peer[pe] != NULL && in < r->size && n <= r->size - in) addr = r->peer[pe] + in;
-        break;
+    if (segs == NULL || k == 0 || k > SHOAL__REG_SEG_MAX) return NULL;
+    if (pe == sh->my_pe) {
+        /* Without a lock: the staging proxy's thread comes here. */
+        uint64_t size = __atomic_load_n(&segs[k].size, __ATOMIC_ACQUIRE);
+        char *base = __atomic_load_n(&segs[k].base, __ATOMIC_ACQUIRE);
+        return base != NULL && in < size && n <= size - in ? base + in : NULL;
     }
+    shoal__alloc_lock(sh, false);
+    r = segs[k].reg;
+    if (r != NULL && r->ready && r->peer[pe] != NULL && in < r->size && n <= r->size - in) addr = r->peer[pe] + in;
     shoal__alloc_unlock(sh);
     return addr;
+}
+
+int shoal__reg_seg_publish(shoal_t sh, const char *call, const shoal__reg_t *r)
+{
+    uint64_t k = r->seg >> SHOAL__REG_SEG_SHIFT;
+
+    if (sh->reg_segs == NULL) {
+        struct shoal__reg_seg *segs = calloc(SHOAL__REG_SEG_MAX + 1, sizeof(*segs));
+        if (segs == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+        __atomic_store_n(&sh->reg_segs, segs, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&sh->reg_segs[k].base, r->base, __ATOMIC_RELEASE);
+    __atomic_store_n(&sh->reg_segs[k].size, (uint64_t)r->size, __ATOMIC_RELEASE);
+    return SHOAL_SUCCESS;
+}
+
+void shoal__reg_seg_withdraw(shoal_t sh, const shoal__reg_t *r)
+{
+    uint64_t k = r->seg >> SHOAL__REG_SEG_SHIFT;
+
+    if (sh->reg_segs == NULL || k == 0 || k > SHOAL__REG_SEG_MAX) return;
+    __atomic_store_n(&sh->reg_segs[k].size, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&sh->reg_segs[k].base, NULL, __ATOMIC_RELEASE);
+}
+
+void shoal__reg_segs_free(shoal_t sh)
+{
+    free(sh->reg_segs);
+    sh->reg_segs = NULL;
 }
 
 int shoal__reg_range_error(shoal_t sh, const char *call, const char *what, const void *p, size_t n, int pe)

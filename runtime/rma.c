@@ -164,10 +164,10 @@ static int shoal__check_read(shoal_t sh, shoal__robust_t *sd, const char *call, 
             const shoal__range_t *r = &sd->puts[i];
             if (r->pe != pe || o >= r->off + r->n || r->off >= o + width) continue;
             rc = shoal__error(sh, SHOAL_ERR_ORDER, call,
-                              "reads %zu bytes at heap offset %zu of PE %d, but this PE put %zu bytes at offset %zu "
+                              "reads %zu bytes at %s offset %zu of PE %d, but this PE put %zu bytes at offset %zu "
                               "there and has not called shoal_quiet or shoal_barrier_all since: a put is complete "
                               "only after one, so the read may return old data (found by SHOAL_CHECK=full)",
-                              width, o, pe, r->n, r->off);
+                              width, shoal__off_what(o), shoal__off_in(o), pe, r->n, shoal__off_in(r->off));
             break;
         }
     }
@@ -225,8 +225,12 @@ static int shoal__rma_full(shoal_t sh, const char *call, bool is_put, void *dest
     if (sd == NULL) return shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
     rc = shoal__thread_enter(sh, sd, call, false, &held);
     if (rc != SHOAL_SUCCESS) return rc;
-    valid = (unsigned)pe < (unsigned)sh->n_pes && n > 0 && shoal__in_heap(sh, remote, n);
-    off = valid ? (size_t)((const char *)remote - sh->heap_base) : 0;
+    /* The heap and registered GPU ranges (by their transport offsets);
+     * host ranges go through MPI windows, outside this record. */
+    off = 0;
+    valid = (unsigned)pe < (unsigned)sh->n_pes && n > 0 &&
+            (shoal__in_heap(sh, remote, n) ? (off = (size_t)((const char *)remote - sh->heap_base), true)
+                                           : shoal__reg_gpu_off(sh, remote, n, &off));
     if (valid && !is_put) rc = shoal__check_read(sh, sd, call, pe, off, n, n, 1);
     if (rc == SHOAL_SUCCESS) rc = shoal__rma_do(sh, call, is_put, dest, src, n, pe, nbi);
     if (rc == SHOAL_SUCCESS && valid && is_put) shoal__track_put(sd, pe, off, n, n, 1);

@@ -93,6 +93,9 @@ SHOAL__HIDDEN double shoal__now(void);
  * it will not come back, and whoever meets it in a rendezvous fails too.
  * slot->coll keeps the collective it was in. */
 #define SHOAL__GAVE_UP ((uint64_t)1 << 63)
+/* In shoal_register's argument (its size): the range is GPU memory, so
+ * that PEs registering host memory and GPU memory do not meet as one. */
+#define SHOAL__REG_ARG_GPU ((uint64_t)1 << 62)
 
 SHOAL__HIDDEN int shoal__barrier_all(shoal_t sh);
 /* The host barrier, published as collective coll of API call call. */

@@ -57,6 +57,9 @@ struct shoal_instance {
     struct shoal__reg **regs;
     size_t n_regs, cap_regs;
     uint64_t reg_ids; /* registrations made since init: the last one's id */
+    /* This PE's GPU ranges by segment (SHOAL__REG_SEG_MAX + 1 entries, made
+     * at the first): read without a lock by the staging proxy. */
+    struct shoal__reg_seg *reg_segs;
     /* Transports (runtime/transport/transport.h). */
     const struct shoal__tp_ops **pe_tp;    /* per PE: the one chosen at init */
     const struct shoal__tp_ops **pe_amo;   /* per PE: the one its atomics take (transport.h, CAP_AMO_ALL) */

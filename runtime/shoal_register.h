@@ -30,7 +30,7 @@
  * SHOAL__HEAP_MAX, GPU ranges at most SHOAL__REG_SEG_BASE bytes). */
 #define SHOAL__REG_SEG_SHIFT 48
 #define SHOAL__REG_SEG_BASE ((uint64_t)1 << SHOAL__REG_SEG_SHIFT)
-#define SHOAL__REG_SEG_MAX 0xffff /* live GPU ranges at once */
+#define SHOAL__REG_SEG_MAX 4095 /* live GPU ranges at once */
 _Static_assert(SHOAL__REG_SEG_BASE >= SHOAL__HEAP_MAX, "segment offsets lie past every heap offset");
 
 /* For messages: what an offset the transports take counts from ("heap",
@@ -40,6 +40,17 @@ static inline const char *shoal__off_what(size_t off)
     return off < SHOAL__REG_SEG_BASE ? "heap" : "registered GPU range";
 }
 static inline size_t shoal__off_in(size_t off) { return off & (SHOAL__REG_SEG_BASE - 1); }
+
+/* sh->reg_segs[k]: this PE's GPU range of segment k. base and size are
+ * published (release) before the PEs agree on a new range, so that the
+ * staging proxy, which reads them without a lock (atomic loads), serves a
+ * peer that is quicker to agree; reg is set while the range is in the
+ * table (under alloc_lock, write). */
+struct shoal__reg_seg {
+    char *base;
+    uint64_t size; /* 0: no range */
+    struct shoal__reg *reg;
+};
 
 /* One registered range as this PE sees it. Made and freed by the
  * collectives (one thread); read by any thread under alloc_lock. */
@@ -116,6 +127,13 @@ SHOAL__HIDDEN bool shoal__reg_gpu_off(shoal_t sh, const void *p, size_t n, size_
  * this process (pe's registered base there plus the offset), or NULL: no
  * such range, past its end, or pe's range not mapped here. */
 SHOAL__HIDDEN char *shoal__reg_seg_addr(shoal_t sh, int pe, uint64_t off, size_t n);
+/* Publish r (a GPU range of this PE) in sh->reg_segs for the staging
+ * proxy, before the PEs agree on it; withdraw it (when they do not, or at
+ * its end). The collective thread only. Free the table in shoal_finalize,
+ * after the transports (the proxy) are gone. */
+SHOAL__HIDDEN int shoal__reg_seg_publish(shoal_t sh, const char *call, const shoal__reg_t *r);
+SHOAL__HIDDEN void shoal__reg_seg_withdraw(shoal_t sh, const shoal__reg_t *r);
+SHOAL__HIDDEN void shoal__reg_segs_free(shoal_t sh);
 /* Is any byte of [p, p + n) in a GPU range this PE registered? */
 SHOAL__HIDDEN bool shoal__reg_is_gpu(shoal_t sh, const void *p, size_t n);
 /* pe in range and [p, p + n) inside one registered range, as

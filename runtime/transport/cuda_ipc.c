@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "shoal_gpu.h"
+#include "shoal_team.h"
 #include "transport.h"
 
 /* One peer allocation holding registered GPU ranges, mapped here. */
@@ -160,33 +161,47 @@ static int cuda_ipc_map(shoal_t sh, const char *call, cuda_ipc_state_t *st, int 
 }
 
 /* Every PE of the node takes part (the exchange is over node_comm), also
- * one that reaches no peer through cuda_ipc. */
+ * one that reaches no peer through cuda_ipc: a non-blocking allgather,
+ * waited for at most SHOAL_TIMEOUT (every PE of the node met in the
+ * rendezvous, so only one that stopped keeps it waiting). */
 static int cuda_ipc_reg_attach(shoal_t sh, const char *call, shoal__reg_t *r)
 {
     cuda_ipc_state_t *st = cuda_ipc_state(sh);
-    int rc = SHOAL_SUCCESS;
+    cuda_ipc_reg_info_t *all;
+    MPI_Request req;
+    int rc = SHOAL_SUCCESS, mrc;
+    size_t n = (size_t)sh->node_size;
 
-    /* Each node rank's handle in turn: registration is rare, and nothing
-     * here can run out of memory before the others took part. Every PE of
-     * the node met in the rendezvous, so none is missing. */
-    for (int i = 0; i < sh->node_size && sh->node_size > 1; i++) {
-        int pe = sh->node_pes[i], mrc;
-        cuda_ipc_reg_info_t in;
-        char *ptr = NULL;
-        if (pe == sh->my_pe) {
-            memcpy(in.handle, r->ipc_handle, sizeof(in.handle));
-            in.delta = r->ipc_delta;
-            in.alloc = r->ipc_alloc;
-        }
-        mrc = MPI_Bcast(&in, (int)sizeof(in), MPI_BYTE, i, sh->node_comm);
-        if (mrc != MPI_SUCCESS) {
-            sh->broken = true; /* the node's PEs are out of step */
-            return shoal__mpi_error(sh, call, "MPI_Bcast (the IPC handle of a registered GPU range)", mrc);
-        }
-        if (rc != SHOAL_SUCCESS || st == NULL || pe == sh->my_pe || sh->pe_tp[pe] != &shoal__tp_cuda_ipc) continue;
-        rc = cuda_ipc_map(sh, call, st, pe, &in, &ptr);
-        if (rc == SHOAL_SUCCESS) r->peer[pe] = ptr + in.delta;
+    if (sh->node_size < 2) return SHOAL_SUCCESS;
+    all = malloc((n + 1) * sizeof(*all)); /* every node rank's, then this PE's */
+    if (all == NULL) {
+        sh->broken = true; /* the node's other PEs wait for this one in vain */
+        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     }
+    memcpy(all[n].handle, r->ipc_handle, sizeof(all[n].handle));
+    all[n].delta = r->ipc_delta;
+    all[n].alloc = r->ipc_alloc;
+    mrc = MPI_Iallgather(&all[n], (int)sizeof(*all), MPI_BYTE, all, (int)sizeof(*all), MPI_BYTE, sh->node_comm, &req);
+    if (mrc == MPI_SUCCESS)
+        mrc = shoal__team_wait_mpi(sh, &req, all);
+    else
+        free(all);
+    if (mrc != SHOAL_SUCCESS && mrc != MPI_SUCCESS) {
+        sh->broken = true;
+        return shoal__error(sh, mrc == SHOAL_ERR_TIMEOUT ? SHOAL_ERR_TIMEOUT : SHOAL_ERR_MPI, call,
+                            "exchanging the IPC handles of a registered GPU range with this node's PEs %s; only "
+                            "shoal_finalize is possible now",
+                            mrc == SHOAL_ERR_TIMEOUT ? "timed out (SHOAL_TIMEOUT)" : "failed in MPI");
+    }
+    for (int i = 0; i < sh->node_size && st != NULL; i++) {
+        int pe = sh->node_pes[i];
+        char *ptr = NULL;
+        if (pe == sh->my_pe || sh->pe_tp[pe] != &shoal__tp_cuda_ipc) continue;
+        rc = cuda_ipc_map(sh, call, st, pe, &all[i], &ptr);
+        if (rc != SHOAL_SUCCESS) break;
+        r->peer[pe] = ptr + all[i].delta;
+    }
+    free(all);
     return rc;
 }
 

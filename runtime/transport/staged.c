@@ -73,7 +73,10 @@ static int staged_wait_put(shoal_t sh, const char *call, int pe, uint64_t t)
             atomic_load_explicit(&slot->state, memory_order_acquire) == SHOAL__SLOT_FAILED) {
             atomic_store_explicit(&slot->state, SHOAL__SLOT_EMPTY, memory_order_relaxed);
             atomic_store_explicit(&slot->seq, t + SHOAL__STAGE_SLOTS, memory_order_release);
-            return shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a staged put into its GPU heap", pe);
+            return shoal__error(sh, SHOAL_ERR_CUDA, call,
+                                "PE %d failed to copy a staged put into its GPU heap or registered GPU range "
+                                "(deregistered?)",
+                                pe);
         }
         shoal__stage_pause(&spins);
     }
@@ -174,7 +177,10 @@ static int staged_get(shoal_t sh, const char *call, int pe, void *dst, size_t of
         if (state == SHOAL__SLOT_DONE)
             rc = staged_copy(sh, call, d + done, shoal__stage_chunk(sh, pe, t), len);
         else
-            rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a staged get out of its heap", pe);
+            rc = shoal__error(sh, SHOAL_ERR_CUDA, call,
+                              "PE %d failed to copy a staged get out of its GPU heap or registered GPU range "
+                              "(deregistered?)",
+                              pe);
         atomic_store_explicit(&slot->state, SHOAL__SLOT_EMPTY, memory_order_relaxed);
         atomic_store_explicit(&slot->seq, t + SHOAL__STAGE_SLOTS, memory_order_release);
     }
@@ -211,7 +217,9 @@ static int staged_amo(shoal_t sh, const char *call, int pe, size_t off, const sh
     if (state == SHOAL__SLOT_DONE)
         memcpy(result, chunk + SHOAL__STAGE_AMO_RESULT, a->size);
     else
-        rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to run a staged atomic on its GPU heap", pe);
+        rc = shoal__error(sh, SHOAL_ERR_CUDA, call,
+                          "PE %d failed to run a staged atomic on its GPU heap or registered GPU range (deregistered?)",
+                          pe);
     atomic_store_explicit(&slot->state, SHOAL__SLOT_EMPTY, memory_order_relaxed);
     atomic_store_explicit(&slot->seq, t + SHOAL__STAGE_SLOTS, memory_order_release);
     return rc;

@@ -117,7 +117,9 @@ static int remote_wait_put(shoal_t sh, const char *call, int pe, uint64_t t)
             uint64_t next = t + SHOAL__STAGE_SLOTS;
             remote_set(sh, call, pe, SLOT_DISP(t, state), &empty, MPI_UINT32_T);
             remote_set(sh, call, pe, SLOT_DISP(t, seq), &next, MPI_UINT64_T);
-            return shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a put into its GPU heap", pe);
+            return shoal__error(sh, SHOAL_ERR_CUDA, call,
+                                "PE %d failed to copy a put into its GPU heap or registered GPU range (deregistered?)",
+                                pe);
         }
         shoal__stage_pause(&spins);
     }
@@ -204,7 +206,9 @@ static int staged_mpi_get(shoal_t sh, const char *call, int pe, void *dst, size_
             }
             if (on_dev) pthread_mutex_unlock(&st->bounce_lock);
         } else {
-            rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to copy a get out of its GPU heap", pe);
+            rc = shoal__error(sh, SHOAL_ERR_CUDA, call,
+                              "PE %d failed to copy a get out of its GPU heap or registered GPU range (deregistered?)",
+                              pe);
         }
         next = t + SHOAL__STAGE_SLOTS;
         {
@@ -259,7 +263,8 @@ static int staged_mpi_amo(shoal_t sh, const char *call, int pe, size_t off, cons
         rc = remote_u64(sh, call, pe, CHUNK_DISP(t) + SHOAL__STAGE_AMO_RESULT, &value);
         if (rc == SHOAL_SUCCESS) memcpy(result, &value, a->size);
     } else {
-        rc = shoal__error(sh, SHOAL_ERR_CUDA, call, "PE %d failed to run an atomic on its GPU heap", pe);
+        rc = shoal__error(sh, SHOAL_ERR_CUDA, call,
+                          "PE %d failed to run an atomic on its GPU heap or registered GPU range (deregistered?)", pe);
     }
     next = t + SHOAL__STAGE_SLOTS;
     {

@@ -19,16 +19,23 @@
  * 4. put_signal into the right neighbour's range with the signal word in
  *    it too; the receiver waits with shoal_signal_wait_until and finds
  *    every byte. The same on streams (put_signal_on_stream,
- *    signal_wait_until_on_stream), with a stream put before it.
+ *    signal_wait_until_on_stream), with a stream put before it. p and g,
+ *    int wait_until on words set by p and atomic_set, iget, get_on_stream
+ *    and signal_op_on_stream, signal_fetch.
  * 5. shoal_ptr: this PE's own base; a peer's copy exactly where the pair's
  *    transport maps it (cuda_ipc), NULL otherwise; loads through it.
- * 6. Two ranges in one allocation (one IPC mapping, counted): both work,
+ * 6. Two ranges in one allocation (one IPC mapping, counted): both work
+ *    (the second used at once, before any barrier: over staged the peer's
+ *    proxy must serve it even if the peer has not left shoal_register),
  *    and after one is deregistered the other still does.
  * 7. Mistakes: past a range's end (SHOAL_ERR_OUT_OF_BOUNDS), a range that
  *    runs past its allocation (SHOAL_ERR_INVALID_ARG), managed memory and
  *    GPU memory on a host-heap instance (SHOAL_ERR_UNSUPPORTED), a
- *    collective on a registered GPU range (SHOAL_ERR_UNSUPPORTED), every
- *    call after deregistration (SHOAL_ERR_OUT_OF_BOUNDS).
+ *    collective on a registered GPU range (SHOAL_ERR_UNSUPPORTED), host
+ *    memory on PE 0 and GPU memory elsewhere (SHOAL_ERR_NOT_SYMMETRIC,
+ *    naming them), an inner address to deregister, under SHOAL_CHECK=full
+ *    a get of bytes put with no quiet since (SHOAL_ERR_ORDER), every call
+ *    after deregistration (SHOAL_ERR_OUT_OF_BOUNDS).
  * 8. A range still registered at shoal_finalize.
  *
  * SHOAL_TEST_EXPECT_TRANSPORT: the transport towards the right neighbour
@@ -212,6 +219,41 @@ static void test_signals(cudaStream_t st)
     for (size_t i = 0; i < 1000; i++) want[n + i] = pat(left, i, 4);
     CHECK_MEM_EQ(host, want, n + 1000);
     barrier();
+    /* p and g, a get and a signal_op on the stream, int wait_until, iget. */
+    {
+        int *word = (int *)(void *)(range_ + 31); /* 4-aligned */
+        int seen = 0;
+        int32_t col[4] = {0};
+        uint64_t sv = 0;
+        SH_OK(sh, shoal_int_p(sh, word, 1000 + me, right));
+        SH_OK(sh, shoal_int_wait_until(sh, word, SHOAL_CMP_EQ, 1000 + left));
+        barrier(); /* the p complete before it is read back */
+        SH_OK(sh, shoal_int_g(sh, &seen, word, right));
+        CHECK_EQ_INT(seen, 1000 + me);
+        barrier();
+        SH_OK(sh, shoal_int_atomic_set(sh, word, 7 * left + 1, left));
+        SH_OK(sh, shoal_int_wait_until(sh, word, SHOAL_CMP_EQ, 7 * me + 1));
+        barrier();
+        /* Every 4th int32 of the right neighbour's chunk data. */
+        SH_OK(sh, shoal_int32_iget(sh, col, (const int32_t *)(const void *)data, 1, 4, 4, right));
+        for (int i = 0; i < 4; i++) {
+            int32_t w;
+            unsigned char b[4];
+            for (int j = 0; j < 4; j++) b[j] = pat(me, (size_t)(16 * i + j), 4);
+            memcpy(&w, b, 4);
+            CHECK_MSG(col[i] == w, "iget element %d: %d, want %d", i, (int)col[i], (int)w);
+        }
+        SH_OK(sh, shoal_get_on_stream(sh, dev_src, data, 64, right, st));
+        SH_OK(sh, shoal_signal_op_on_stream(sh, sig, 10, SHOAL_SIGNAL_ADD, right, st));
+        SH_OK(sh, shoal_signal_wait_until_on_stream(sh, sig, SHOAL_CMP_EQ, 13, st));
+        CUDA_OK(cudaStreamSynchronize(st));
+        read_range(host, dev_src, 64);
+        for (size_t i = 0; i < 64; i++) want[i] = pat(me, i, 4);
+        CHECK_MEM_EQ(host, want, 64);
+        SH_OK(sh, shoal_signal_fetch(sh, sig, &sv));
+        CHECK_MSG(sv == 13, "signal %llu, want 13", (unsigned long long)sv);
+        barrier();
+    }
     CUDA_OK(cudaFree(dev_src));
 }
 
@@ -245,7 +287,7 @@ static void test_two_in_one(void)
     unsigned char v[5] = {1, 2, 3, 4, 5}, got[5];
 
     SH_OK(sh, shoal_register(sh, second, 64));
-    barrier();
+    /* At once: the peer may not have left shoal_register yet. */
     SH_OK(sh, shoal_put(sh, second + 1, v, 5, right));
     SH_OK(sh, shoal_put(sh, range_ + 9, v, 5, right));
     barrier();
@@ -298,12 +340,31 @@ static void test_errors(void)
         } else {
             char expect[64];
             CHECK_EQ_INT(rc, SHOAL_ERR_NOT_SYMMETRIC);
-            snprintf(expect, sizeof(expect), "PE %d: shoal_register(128 bytes), which failed there", npes - 1);
+            snprintf(expect, sizeof(expect), "PE %d: shoal_register(128 bytes of GPU memory), which failed there",
+                     npes - 1);
             CHECK_CONTAINS(shoal_last_error(sh), expect);
             CHECK_EQ_INT(shoal_addr_accessible(sh, other + 64, me), 0);
         }
     }
     CUDA_OK(cudaFree(managed));
+    /* Host memory on PE 0, GPU memory elsewhere: they do not meet as one. */
+    if (npes > 1) {
+        static unsigned char host_range[128];
+        int rc = shoal_register(sh, me == 0 ? (void *)host_range : (void *)(other + 64), 128);
+        CHECK_EQ_INT(rc, SHOAL_ERR_NOT_SYMMETRIC);
+        CHECK_CONTAINS(shoal_last_error(sh),
+                       me == 0 ? "PE 1: shoal_register(128 bytes of GPU memory)" : "PE 0: shoal_register(128 bytes)");
+        CHECK_EQ_INT(shoal_addr_accessible(sh, me == 0 ? (void *)host_range : (void *)(other + 64), me), 0);
+    }
+    /* An inner address of a GPU range is no base to deregister. */
+    CHECK_ERR(shoal_deregister(sh, range_ + 8), SHOAL_ERR_INVALID_ARG, sh, "not an address inside the range");
+    /* SHOAL_CHECK=full: a get of bytes put with no quiet since. */
+    if (getenv("SHOAL_CHECK") != NULL && strcmp(getenv("SHOAL_CHECK"), "full") == 0) {
+        SH_OK(sh, shoal_put_nbi(sh, range_ + 100, src, 16, right));
+        CHECK_ERR(shoal_get(sh, src, range_ + 104, 4, right), SHOAL_ERR_ORDER, sh, "registered GPU range offset 104");
+        SH_OK(sh, shoal_quiet(sh));
+        SH_OK(sh, shoal_get(sh, src, range_ + 104, 4, right));
+    }
     /* Deregistered: every call is refused. */
     SH_OK(sh, shoal_register(sh, other, 4096));
     barrier();
