@@ -37,6 +37,20 @@ static void row(const char *what, double shoal_v, double ref_v, const char *unit
 
 static double best(double a, double b) { return a < b ? a : b; }
 
+/* Seconds per shoal_put_on_stream of n bytes to PE 1, iters in a row on
+ * st, timed by events on st. */
+static double put_stream_s(shoal_t sh, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1, void *dest, const void *src,
+                           size_t n, int iters)
+{
+    float ms;
+    CUDA_OK(cudaEventRecord(e0, st));
+    for (int i = 0; i < iters; i++) SH_OK(sh, shoal_put_on_stream(sh, dest, src, n, 1, st));
+    CUDA_OK(cudaEventRecord(e1, st));
+    CUDA_OK(cudaEventSynchronize(e1));
+    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms * 1e-3 / iters;
+}
+
 int main(int argc, char **argv)
 {
     shoal_config_t cfg;
@@ -117,12 +131,7 @@ int main(int argc, char **argv)
                 CUDA_OK(cudaEventSynchronize(e1));
                 CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
                 tr = best(tr, ms * 1e-3 / iters);
-                CUDA_OK(cudaEventRecord(e0, st));
-                for (int i = 0; i < iters; i++) SH_OK(sh, shoal_put_on_stream(sh, dst, src, n, 1, st));
-                CUDA_OK(cudaEventRecord(e1, st));
-                CUDA_OK(cudaEventSynchronize(e1));
-                CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-                ts = best(ts, ms * 1e-3 / iters);
+                ts = best(ts, put_stream_s(sh, st, e0, e1, dst, src, n, iters));
             }
             char what[64];
             snprintf(what, sizeof(what), "put on stream, %s", n >= GiB ? "1 GiB" : "2 MiB");
@@ -256,19 +265,8 @@ int main(int argc, char **argv)
             int iters = quick ? 100 : 500, small = quick ? 2000 : 20000;
             double th = 1e9, tg = 1e9, sh8 = 1e9, sg8 = 1e9, bh = 1e9, bg = 1e9;
             for (int r = 0; r < reps; r++) {
-                float ms;
-                CUDA_OK(cudaEventRecord(e0, st));
-                for (int i = 0; i < iters; i++) SH_OK(sh, shoal_put_on_stream(sh, dst, src, n, 1, st));
-                CUDA_OK(cudaEventRecord(e1, st));
-                CUDA_OK(cudaEventSynchronize(e1));
-                CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-                th = best(th, ms * 1e-3 / iters);
-                CUDA_OK(cudaEventRecord(e0, st));
-                for (int i = 0; i < iters; i++) SH_OK(sh, shoal_put_on_stream(sh, reg, src, n, 1, st));
-                CUDA_OK(cudaEventRecord(e1, st));
-                CUDA_OK(cudaEventSynchronize(e1));
-                CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-                tg = best(tg, ms * 1e-3 / iters);
+                th = best(th, put_stream_s(sh, st, e0, e1, dst, src, n, iters));
+                tg = best(tg, put_stream_s(sh, st, e0, e1, reg, src, n, iters));
                 double t0 = MPI_Wtime();
                 for (int i = 0; i < small; i++) SH_OK(sh, shoal_put_on_stream(sh, dst, hbuf, 8, 1, st));
                 CUDA_OK(cudaStreamSynchronize(st));
