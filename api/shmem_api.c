@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #endif
 #include <link.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,22 +99,28 @@ static int shmem__shmem_level(int mpi_level)
 
 /* The program's writable segments (data, bss): registered, so that its
  * globals and statics are symmetric. The main program is the first object
- * dl_iterate_phdr reports. */
-typedef struct shmem__seg {
-    char *base;
-    size_t size;
-} shmem__seg_t;
+ * dl_iterate_phdr reports. GNU ld makes one writable PT_LOAD of them; lld
+ * two (the RELRO part, .got and .data.rel.ro, then .data and .bss): every
+ * one is registered. */
+#define SHMEM__MAX_SEGS 8
+typedef struct shmem__segs {
+    struct {
+        char *base;
+        size_t size;
+    } seg[SHMEM__MAX_SEGS];
+    int n;
+} shmem__segs_t;
 
 static int shmem__find_data(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    shmem__seg_t *seg = arg;
+    shmem__segs_t *segs = arg;
     (void)size;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
+    for (int i = 0; i < info->dlpi_phnum && segs->n < SHMEM__MAX_SEGS; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && ph->p_memsz > 0) {
-            seg->base = (char *)(info->dlpi_addr + ph->p_vaddr);
-            seg->size = ph->p_memsz;
-            break;
+            segs->seg[segs->n].base = (char *)(info->dlpi_addr + ph->p_vaddr);
+            segs->seg[segs->n].size = ph->p_memsz;
+            segs->n++;
         }
     }
     return 1; /* the main program only */
@@ -121,7 +129,7 @@ static int shmem__find_data(struct dl_phdr_info *info, size_t size, void *arg)
 static void shmem__start(int requested)
 {
     shoal_config_t cfg;
-    shmem__seg_t seg = {NULL, 0};
+    shmem__segs_t segs = {.n = 0};
     const char *v;
     int inited = 0, level = MPI_THREAD_SINGLE, rc;
 
@@ -157,9 +165,9 @@ static void shmem__start(int requested)
     shmem__team_shared = shoal_team_node(shmem__sh);
     shmem__ctx_default.sh = shmem__sh;
     shmem__ctx_default.team = shmem__team_world;
-    dl_iterate_phdr(shmem__find_data, &seg);
-    if (seg.size > 0) {
-        rc = shoal_register(shmem__sh, seg.base, seg.size);
+    dl_iterate_phdr(shmem__find_data, &segs);
+    for (int i = 0; i < segs.n; i++) {
+        rc = shoal_register(shmem__sh, segs.seg[i].base, segs.seg[i].size);
         if (rc != SHOAL_SUCCESS) shmem__die("shmem_init (registering the program's data)", rc);
     }
 }
@@ -178,6 +186,8 @@ void shmem_query_thread(int *provided)
     if (provided != NULL) *provided = shmem__provided;
 }
 
+static void shmem__team_cfgs_clear(void);
+
 void shmem_finalize(void)
 {
     int rc;
@@ -185,6 +195,7 @@ void shmem_finalize(void)
     rc = shoal_finalize(shmem__sh);
     shmem__sh = NULL;
     shmem__team_world = shmem__team_shared = SHMEM_TEAM_INVALID;
+    shmem__team_cfgs_clear();
     shmem__finalized = 1;
     if (rc != SHOAL_SUCCESS) {
         fprintf(stderr, "shmem_finalize: %s\n", shoal_last_error(NULL));
@@ -316,10 +327,70 @@ void *shmem_realloc(void *ptr, size_t size)
 int shmem_team_my_pe(shmem_team_t team) { return team == SHMEM_TEAM_INVALID ? -1 : shoal_team_my_pe(team); }
 int shmem_team_n_pes(shmem_team_t team) { return team == SHMEM_TEAM_INVALID ? -1 : shoal_team_n_pes(team); }
 
+/* The num_contexts each team was created with (shmem_team_get_config
+ * gives it back): a short list, teams being few. */
+static struct shmem__team_cfg {
+    shmem_team_t team;
+    int num_contexts;
+} * shmem__team_cfgs;
+static size_t shmem__n_team_cfgs, shmem__cap_team_cfgs;
+static pthread_mutex_t shmem__team_cfg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Remember team's config (where its mask has SHMEM_TEAM_NUM_CONTEXTS);
+ * false: out of memory. */
+static bool shmem__team_cfg_keep(shmem_team_t team, const shmem_team_config_t *config, long mask)
+{
+    bool ok = true;
+    if (team == SHMEM_TEAM_INVALID || config == NULL || !(mask & SHMEM_TEAM_NUM_CONTEXTS)) return true;
+    pthread_mutex_lock(&shmem__team_cfg_lock);
+    if (shmem__n_team_cfgs == shmem__cap_team_cfgs) {
+        size_t cap = shmem__cap_team_cfgs ? 2 * shmem__cap_team_cfgs : 8;
+        struct shmem__team_cfg *v = realloc(shmem__team_cfgs, cap * sizeof(*v));
+        if (v != NULL) shmem__team_cfgs = v, shmem__cap_team_cfgs = cap;
+        ok = v != NULL;
+    }
+    if (ok) shmem__team_cfgs[shmem__n_team_cfgs++] = (struct shmem__team_cfg){team, config->num_contexts};
+    pthread_mutex_unlock(&shmem__team_cfg_lock);
+    return ok;
+}
+
+/* team's num_contexts (0: none given), forgotten where forget. */
+static int shmem__team_cfg_find(shmem_team_t team, bool forget)
+{
+    int n = 0;
+    pthread_mutex_lock(&shmem__team_cfg_lock);
+    for (size_t i = 0; i < shmem__n_team_cfgs; i++) {
+        if (shmem__team_cfgs[i].team != team) continue;
+        n = shmem__team_cfgs[i].num_contexts;
+        if (forget) shmem__team_cfgs[i] = shmem__team_cfgs[--shmem__n_team_cfgs];
+        break;
+    }
+    pthread_mutex_unlock(&shmem__team_cfg_lock);
+    return n;
+}
+
+static void shmem__team_cfgs_clear(void)
+{
+    pthread_mutex_lock(&shmem__team_cfg_lock);
+    free(shmem__team_cfgs);
+    shmem__team_cfgs = NULL;
+    shmem__n_team_cfgs = shmem__cap_team_cfgs = 0;
+    pthread_mutex_unlock(&shmem__team_cfg_lock);
+}
+
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
     if (team == SHMEM_TEAM_INVALID || config == NULL) return -1;
-    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = 0;
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = shmem__team_cfg_find(team, false);
+    return 0;
+}
+
+/* A new team, its config kept. Out of memory for that, get_config says 0
+ * contexts (the team stays: destroying it on one PE would leave the others
+ * in a team this one left). */
+static int shmem__team_made(shmem_team_t *team, const shmem_team_config_t *config, long mask)
+{
+    (void)shmem__team_cfg_keep(*team, config, mask);
     return 0;
 }
 
@@ -332,30 +403,32 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team)
 {
-    (void)config;
-    (void)config_mask;
     if (new_team != NULL) *new_team = SHMEM_TEAM_INVALID;
-    if (parent_team == SHMEM_TEAM_INVALID || new_team == NULL) return -1;
-    return shoal_team_split_strided(parent_team, start, stride, size, new_team) == SHOAL_SUCCESS ? 0 : -1;
+    /* start is the lowest PE of the new team (OpenSHMEM 1.5): the stride
+     * cannot go down. */
+    if (parent_team == SHMEM_TEAM_INVALID || new_team == NULL || stride < 0) return -1;
+    if (shoal_team_split_strided(parent_team, start, stride, size, new_team) != SHOAL_SUCCESS) return -1;
+    return shmem__team_made(new_team, config, config_mask);
 }
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask,
                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask,
                         shmem_team_t *yaxis_team)
 {
-    (void)xaxis_config;
-    (void)xaxis_mask;
-    (void)yaxis_config;
-    (void)yaxis_mask;
+    int rc;
     if (xaxis_team != NULL) *xaxis_team = SHMEM_TEAM_INVALID;
     if (yaxis_team != NULL) *yaxis_team = SHMEM_TEAM_INVALID;
     if (parent_team == SHMEM_TEAM_INVALID || xaxis_team == NULL || yaxis_team == NULL) return -1;
-    return shoal_team_split_2d(parent_team, xrange, xaxis_team, yaxis_team) == SHOAL_SUCCESS ? 0 : -1;
+    if (shoal_team_split_2d(parent_team, xrange, xaxis_team, yaxis_team) != SHOAL_SUCCESS) return -1;
+    rc = shmem__team_made(xaxis_team, xaxis_config, xaxis_mask);
+    if (shmem__team_made(yaxis_team, yaxis_config, yaxis_mask) != 0) rc = -1;
+    return rc;
 }
 
 void shmem_team_destroy(shmem_team_t team)
 {
     if (team == SHMEM_TEAM_INVALID || team == shmem__team_world || team == shmem__team_shared) return;
+    (void)shmem__team_cfg_find(team, true);
     SHMEM__OK("shmem_team_destroy", shoal_team_destroy(team));
 }
 

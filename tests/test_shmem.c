@@ -15,7 +15,8 @@
  * 4. wait_until / test for every type of SHOAL_WAIT_TYPES and every
  *    comparison; _all/_any/_some and their _vector forms, with status masks
  *    (and all masked); test is 0 before the writer may write.
- * 5. Teams: get_config, split_strided, split_2d, translate_pe, team
+ * 5. Teams: get_config (a team's num_contexts as created), split_strided (a
+ *    negative stride refused), split_2d, translate_pe, team
  *    contexts (their PE numbers are the team's), ctx_get_team; collectives
  *    on the world, the even PEs and the 2-D rows: broadcast, collect
  *    (counts per PE differ, 0 among them), fcollect, alltoall, alltoalls
@@ -783,14 +784,22 @@ static void test_teams(void)
     CHECK_EQ_INT(shmem_team_n_pes(SHMEM_TEAM_WORLD), npes);
     CHECK_EQ_INT(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, &got), 0);
     CHECK(got == SHMEM_TEAM_WORLD);
-    cfg.num_contexts = 1;
+    /* A negative stride: start is the team's lowest PE, so it is refused. */
+    if (npes > 1) {
+        got = SHMEM_TEAM_WORLD;
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &got) != 0);
+        CHECK(got == SHMEM_TEAM_INVALID);
+    }
+    cfg.num_contexts = 3;
     CHECK_EQ_INT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, &cfg, SHMEM_TEAM_NUM_CONTEXTS, &even),
                  0);
+    cfg.num_contexts = -1;
     if (me % 2 == 0) {
         CHECK(even != SHMEM_TEAM_INVALID);
         CHECK_EQ_INT(shmem_team_my_pe(even), me / 2);
         CHECK_EQ_INT(shmem_team_n_pes(even), (npes + 1) / 2);
         CHECK_EQ_INT(shmem_team_get_config(even, SHMEM_TEAM_NUM_CONTEXTS, &cfg), 0);
+        CHECK_EQ_INT(cfg.num_contexts, 3); /* as it was created */
         for (int k = 0; k < (npes + 1) / 2; k++)
             CHECK_EQ_INT(shmem_team_translate_pe(even, k, SHMEM_TEAM_WORLD), 2 * k);
         CHECK_EQ_INT(shmem_team_translate_pe(SHMEM_TEAM_WORLD, me, even), me / 2);
