@@ -22,7 +22,9 @@
  *    chunks acknowledged by the receiver, data and signal in registered
  *    memory, data in the heap with a registered signal and the other way
  *    round; int wait_until on a word set by atomic_set, wait_until_all and
- *    test_any on a registered array.
+ *    test_any on a registered array; PE 0's loop of int tests (no
+ *    blocking wait) sees the others' atomic_add, which they issue a
+ *    moment later and leave for a barrier to complete.
  * 5. iput/iget (a column of a registered grid) and put_2d/get_2d (a block).
  * 6. A lock (a registered long) guarding a counter on PE 0: exact total.
  * 7. A range inside the application's own MPI window over a static array
@@ -46,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -321,6 +324,23 @@ static void test_signals(void *heap_inbox, uint64_t *heap_sig)
     idx[0] = 1; /* excluded */
     CHECK_OK(shoal_int_test_any(sh, g_flags, 8, idx, SHOAL_CMP_GE, 70, &any), sh);
     CHECK_EQ_SIZE(any, 7);
+    barrier();
+    /* PE 0 loops on tests (no blocking wait) while the others, a moment
+     * later, add 1 each to its registered int and go on to a barrier: the
+     * tests alone must move MPI for their atomics to land. */
+    if (npes > 1) {
+        int flag = 0;
+        double t0 = MPI_Wtime();
+        if (me == 0) {
+            while (!flag && MPI_Wtime() - t0 < 60)
+                CHECK_OK(shoal_int_test(sh, &g_flags[3], SHOAL_CMP_EQ, 30 + left + npes - 1, &flag), sh);
+            CHECK_MSG(flag, "shoal_int_test never saw the other PEs' atomic_add on a registered int in 60 s");
+        } else {
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            CHECK_OK(shoal_int_atomic_add(sh, &g_flags[3], 1, 0), sh);
+        }
+    }
     barrier();
     CHECK_OK(shoal_deregister(sh, g_flags), sh);
     CHECK_OK(shoal_deregister(sh, g_inbox), sh);
