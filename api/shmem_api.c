@@ -336,12 +336,14 @@ static struct shmem__team_cfg {
 static size_t shmem__n_team_cfgs, shmem__cap_team_cfgs;
 static pthread_mutex_t shmem__team_cfg_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Remember team's config (where its mask has SHMEM_TEAM_NUM_CONTEXTS);
- * false: out of memory. */
-static bool shmem__team_cfg_keep(shmem_team_t team, const shmem_team_config_t *config, long mask)
+/* Remember a new team's config (where its mask has
+ * SHMEM_TEAM_NUM_CONTEXTS). Out of memory for that, get_config says 0
+ * contexts: the team stays (destroying it on one PE would leave the others
+ * in a team this one left). */
+static void shmem__team_cfg_keep(shmem_team_t team, const shmem_team_config_t *config, long mask)
 {
     bool ok = true;
-    if (team == SHMEM_TEAM_INVALID || config == NULL || !(mask & SHMEM_TEAM_NUM_CONTEXTS)) return true;
+    if (team == SHMEM_TEAM_INVALID || config == NULL || !(mask & SHMEM_TEAM_NUM_CONTEXTS)) return;
     pthread_mutex_lock(&shmem__team_cfg_lock);
     if (shmem__n_team_cfgs == shmem__cap_team_cfgs) {
         size_t cap = shmem__cap_team_cfgs ? 2 * shmem__cap_team_cfgs : 8;
@@ -351,7 +353,6 @@ static bool shmem__team_cfg_keep(shmem_team_t team, const shmem_team_config_t *c
     }
     if (ok) shmem__team_cfgs[shmem__n_team_cfgs++] = (struct shmem__team_cfg){team, config->num_contexts};
     pthread_mutex_unlock(&shmem__team_cfg_lock);
-    return ok;
 }
 
 /* team's num_contexts (0: none given), forgotten where forget. */
@@ -385,15 +386,6 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
     return 0;
 }
 
-/* A new team, its config kept. Out of memory for that, get_config says 0
- * contexts (the team stays: destroying it on one PE would leave the others
- * in a team this one left). */
-static int shmem__team_made(shmem_team_t *team, const shmem_team_config_t *config, long mask)
-{
-    (void)shmem__team_cfg_keep(*team, config, mask);
-    return 0;
-}
-
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
     if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID) return -1;
@@ -408,21 +400,21 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
      * cannot go down. */
     if (parent_team == SHMEM_TEAM_INVALID || new_team == NULL || stride < 0) return -1;
     if (shoal_team_split_strided(parent_team, start, stride, size, new_team) != SHOAL_SUCCESS) return -1;
-    return shmem__team_made(new_team, config, config_mask);
+    shmem__team_cfg_keep(*new_team, config, config_mask);
+    return 0;
 }
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask,
                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask,
                         shmem_team_t *yaxis_team)
 {
-    int rc;
     if (xaxis_team != NULL) *xaxis_team = SHMEM_TEAM_INVALID;
     if (yaxis_team != NULL) *yaxis_team = SHMEM_TEAM_INVALID;
     if (parent_team == SHMEM_TEAM_INVALID || xaxis_team == NULL || yaxis_team == NULL) return -1;
     if (shoal_team_split_2d(parent_team, xrange, xaxis_team, yaxis_team) != SHOAL_SUCCESS) return -1;
-    rc = shmem__team_made(xaxis_team, xaxis_config, xaxis_mask);
-    if (shmem__team_made(yaxis_team, yaxis_config, yaxis_mask) != 0) rc = -1;
-    return rc;
+    shmem__team_cfg_keep(*xaxis_team, xaxis_config, xaxis_mask);
+    shmem__team_cfg_keep(*yaxis_team, yaxis_config, yaxis_mask);
+    return 0;
 }
 
 void shmem_team_destroy(shmem_team_t team)

@@ -122,11 +122,7 @@ int shoal_addr_accessible(shoal_t sh, const void *ptr, int pe)
     SHOAL__ENTER(sh, "shoal_addr_accessible");
     if ((unsigned)pe >= (unsigned)sh->n_pes)
         return shoal__error(sh, SHOAL_ERR_PE, "shoal_addr_accessible", "pe %d is out of range [0, %d)", pe, sh->n_pes);
-    {
-        size_t off;
-        return ptr != NULL &&
-               (shoal__in_heap(sh, ptr, 1) || shoal__reg_holds(sh, ptr, 1) || shoal__reg_gpu_off(sh, ptr, 1, &off));
-    }
+    return ptr != NULL && (shoal__in_heap(sh, ptr, 1) || shoal__reg_holds(sh, ptr, 1) || shoal__reg_is_gpu(sh, ptr, 1));
 }
 
 void *shoal_ptr(shoal_t sh, const void *dest, int pe)

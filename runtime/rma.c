@@ -91,8 +91,9 @@ int shoal__rma_check(shoal_t sh, const char *call, bool is_put, const void *dest
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     /* The local buffer may be the target's bytes themselves: this PE's heap,
      * or a peer's mapped through shoal_ptr. */
-    if (shoal__tp_addr(sh, pe, off) != NULL) {
-        uintptr_t l = (uintptr_t)local, r = (uintptr_t)shoal__tp_addr(sh, pe, off);
+    uintptr_t r = (uintptr_t)shoal__tp_addr(sh, pe, off);
+    if (r != 0) {
+        uintptr_t l = (uintptr_t)local;
         if (SHOAL__UNLIKELY(l < r + n && r < l + n))
             return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                                 "source and destination overlap: %zu bytes at %p and at %p, which is %s offset "
@@ -341,8 +342,9 @@ static int shoal__rect_check(shoal_t sh, const char *call, bool is_put, const vo
      * or registered range, or a peer's heap mapped by shoal_ptr). Spans may
      * interleave without sharing a byte (two columns of one grid), so rows
      * decide. */
-    if (*reg_p ? pe == sh->my_pe : shoal__tp_addr(sh, pe, off) != NULL) {
-        uintptr_t l = (uintptr_t)local, r = *reg_p ? (uintptr_t)remote : (uintptr_t)shoal__tp_addr(sh, pe, off);
+    uintptr_t r = *reg_p ? (pe == sh->my_pe ? (uintptr_t)remote : 0) : (uintptr_t)shoal__tp_addr(sh, pe, off);
+    if (r != 0) {
+        uintptr_t l = (uintptr_t)local;
         if (SHOAL__UNLIKELY(l < r + rspan && r < l + lspan && shoal__rows_overlap(l, r, rc)))
             return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
                                 "source and destination overlap: %s %s at %p share bytes with those at %p, which is "

@@ -53,14 +53,12 @@ int shoal__coll_check(shoal_team_t t, const char *call, const void *dest, size_t
     if (sbytes > 0 && src == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "src is NULL");
     /* Heap memory, or a registered host range (reached through the
      * transports). */
-    if ((dbytes > 0 && !shoal__in_heap(sh, dest, 1) && shoal__reg_is_gpu(sh, dest, dbytes)) ||
-        (sbytes > 0 && !shoal__in_heap(sh, src, 1) && shoal__reg_is_gpu(sh, src, sbytes))) {
-        bool d = dbytes > 0 && !shoal__in_heap(sh, dest, 1) && shoal__reg_is_gpu(sh, dest, dbytes);
+    bool gpu_d = dbytes > 0 && !shoal__in_heap(sh, dest, 1) && shoal__reg_is_gpu(sh, dest, dbytes);
+    if (gpu_d || (sbytes > 0 && !shoal__in_heap(sh, src, 1) && shoal__reg_is_gpu(sh, src, sbytes)))
         return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
                             "%s %p is in a registered GPU range: collectives take symmetric heap memory or "
                             "registered host memory (put, get, atomics and signals reach registered GPU ranges)",
-                            d ? "dest" : "src", d ? dest : src);
-    }
+                            gpu_d ? "dest" : "src", gpu_d ? dest : src);
     if (dbytes > 0)
         SHOAL__TRY(rc, out,
                    shoal__in_heap(sh, dest, 1) ? shoal__rma_target(sh, call, "dest", dest, dbytes, sh->my_pe, &off)
