@@ -81,13 +81,16 @@ static uint64_t shoal__reg_arg(size_t size, bool gpu)
     return (uint64_t)size | (gpu && size > 0 ? SHOAL__REG_ARG_GPU : 0);
 }
 
-/* The lowest segment no live GPU range holds (0: none left), from the
- * segment table. The same on every PE: they register and deregister
- * together. */
+/* The lowest segment no live GPU range holds (0: none left). The same on
+ * every PE: they register and deregister together. */
 static uint64_t shoal__reg_free_seg(shoal_t sh)
 {
-    for (uint64_t k = 1; k <= SHOAL__REG_SEG_MAX; k++)
-        if (sh->reg_segs == NULL || (sh->reg_segs[k].reg == NULL && sh->reg_segs[k].size == 0)) return k;
+    for (uint64_t k = 1; k <= SHOAL__REG_SEG_MAX; k++) {
+        bool used = false;
+        for (size_t i = 0; i < sh->n_regs && !used; i++)
+            used = sh->regs[i]->gpu && sh->regs[i]->seg == k << SHOAL__REG_SEG_SHIFT;
+        if (!used) return k;
+    }
     return 0;
 }
 
