@@ -373,14 +373,14 @@ OPT = ['-O0', '-g'] if options.debug else ['-O2', '-g']
 cuda_cflags = ['-DSHOAL_HAVE_CUDA=1', '-I' + cfg.cuda_inc] if nvcc else ['-DSHOAL_HAVE_CUDA=0']
 base_cflags = ['-std=c11', '-D_GNU_SOURCE'] + OPT + WARN + ['-fPIC'] + sanitize + cuda_cflags
 user_cflags = shlex.split(os.environ.get('CFLAGS', ''))
-INTERNAL = ['-Iapi', '-Iruntime', '-Itopology']
+INTERNAL = ['-Iapi', '-Iapi/shmem', '-Iruntime', '-Itopology']
 deps_cflags = cfg.mpi_cflags + cfg.hwloc_cflags
 test_inc = ['-Itests'] + (['-Itests/common'] if os.path.isdir('tests/common') else [])
 # The library and the tests see the internal headers and hide symbols by
 # default (the library exports through SHOAL_EXPORT). The tool, examples and
 # bench are users of the public library: public headers, default visibility.
 lib_cflags = base_cflags + ['-fvisibility=hidden'] + INTERNAL + deps_cflags
-prog_cflags = base_cflags + ['-Iapi'] + cfg.mpi_cflags
+prog_cflags = base_cflags + ['-Iapi', '-Iapi/shmem'] + cfg.mpi_cflags
 # Libraries from --mpi-prefix/--hwloc-prefix are found at run time through rpath.
 extra_libdirs = [d for d in cfg.mpi_libdirs + cfg.hwloc_libdirs if d not in SYSTEM_LIBDIRS]
 ldflags = sanitize + ['-Wl,-rpath,' + d for d in dict.fromkeys(extra_libdirs)] + \
@@ -393,13 +393,19 @@ BUILD_RPATH = '-Wl,-rpath,$ORIGIN/../lib'
 
 # ---------------------------------------------------------------- sources
 TOOL = 'topology/shoal-topo.c'
-lib_srcs = sources('api/*.c', 'runtime/*.c', 'runtime/transport/*.c', 'topology/*.c', exclude=(TOOL,))
+# The library's folders: api/ and each API layer beside it, the runtime's
+# subsystems, topology/ (README.md, Layout; .ci/call-graph checks that calls
+# between them go one way).
+LIB_DIRS = ['api', 'api/shmem', 'runtime/core', 'runtime/team', 'runtime/ops', 'runtime/transport',
+            'runtime/heap', 'runtime/base', 'topology']
+lib_srcs = sources(*(d + '/*.c' for d in LIB_DIRS), exclude=(TOOL,))
 if nvcc:
-    lib_srcs += sources('api/*.cu', 'runtime/*.cu', 'runtime/transport/*.cu', 'topology/*.cu')
+    lib_srcs += sources(*(d + '/*.cu' for d in LIB_DIRS))
 examples = sources('examples/*.c', *(['examples/gpu/*.cu'] if nvcc else []))
 bench = sources('bench/*.c', *(['bench/*.cu'] if nvcc else []))
 # Every public header; the CUDA ones include shoal_device_types.h.
-headers = sorted(glob.glob('api/*.h') + glob.glob('api/*.cuh'))
+headers = sorted(glob.glob('api/*.h') + glob.glob('api/*.cuh') + [
+    h for h in glob.glob('api/shmem/*.h') if not h.endswith('_internal.h')])
 header_text = open('api/shoal.h').read() if os.path.isfile('api/shoal.h') else ''
 version = [(re.search(r'#define SHOAL_VERSION_%s (\d+)' % part, header_text) or [0, '0'])[1]
            for part in ('MAJOR', 'MINOR', 'PATCH')]
@@ -487,7 +493,7 @@ if nvcc:
     n.variable('lib_nvccflags', nflags(cfg.nvcc_flags + ['-Xcompiler', '-fvisibility=hidden'] +
                                        INTERNAL + deps_cflags))
     n.variable('test_nvccflags', nflags(cfg.nvcc_flags + INTERNAL + deps_cflags + test_inc))
-    n.variable('prog_nvccflags', nflags(cfg.nvcc_flags + ['-Iapi'] + cfg.mpi_cflags))
+    n.variable('prog_nvccflags', nflags(cfg.nvcc_flags + ['-Iapi', '-Iapi/shmem'] + cfg.mpi_cflags))
 n.variable('ldflags', nflags(ldflags))
 n.variable('lib_libs', nflags(lib_libs))
 n.variable('prog_libs', nflags(cfg.mpi_libs + sys_libs))
@@ -587,7 +593,7 @@ n.build('run', 'script', implicit=example_outs + tool + sources('examples/run.sh
 n.line()
 
 n.comment('regeneration: configure.py, tests/TESTS, or a file added to or removed from a folder')
-folders = ['api', 'runtime', 'runtime/transport', 'topology', 'examples', 'examples/plugin', 'examples/gpu',
+folders = LIB_DIRS + ['runtime', 'examples', 'examples/plugin', 'examples/gpu',
            'bench', 'tests', 'tests/common'] + [os.path.dirname(t.source) for t in tests]
 # Folders by absolute path: 'tests', 'examples', 'bench' are also phony targets.
 folders = [os.path.join(SRCDIR, d) for d in dict.fromkeys(folders) if os.path.isdir(d)]
@@ -657,7 +663,7 @@ install = ['#!/bin/sh', '# Written by configure.py: installs shoal under $DESTDI
                                                               q(built('shoalConfigVersion.cmake'))),
            'install -m 755 %s "$dest/bin/"' % q(tool[0]) if tool else '',
            'echo "shoal installed in $dest"']
-# OpenSHMEM wrappers (api/shmem.h): oshcc (C11 with GNU extensions), oshc++
+# OpenSHMEM wrappers (api/shmem/shmem.h): oshcc (C11 with GNU extensions), oshc++
 # and oshrun (MPI's launcher). They find shoal from their own place
 # (<prefix>/bin), so a DESTDIR or moved install works; MPI's flags are the
 # ones shoal was built with. OSHCC_CC / OSHCXX_CXX choose the compiler.

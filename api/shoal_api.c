@@ -1,12 +1,14 @@
 /* The public host API: argument checks, then one call into the runtime. */
 #include <string.h>
 
-#include "shoal_instance.h"
+#include "base/shoal_instance.h"
 #include "transport/transport.h"
-#include "shoal_gpu_share.h"
-#include "shoal_heap.h"
-#include "shoal_register.h"
-#include "shoal_rma.h"
+#include "heap/shoal_gpu_share.h"
+#include "heap/shoal_heap.h"
+#include "heap/shoal_register.h"
+#include "ops/shoal_rma.h"
+#include "core/shoal_core.h"
+#include "ops/shoal_coll.h"
 
 int shoal_init(MPI_Comm comm, const shoal_config_t *cfg, shoal_t *sh_p)
 {

@@ -1,10 +1,11 @@
 /* The public stream-ordered API (api/shoal_cuda.h): checks, then the runtime. */
-#include "shoal_instance.h"
+#include "base/shoal_instance.h"
 
 #if SHOAL_HAVE_CUDA
 #include "shoal_cuda.h"
-#include "shoal_gpu.h"
+#include "heap/shoal_gpu.h"
 #include "transport/transport.h"
+#include "ops/shoal_stream.h"
 
 int shoal_cuda_device(shoal_t sh)
 {

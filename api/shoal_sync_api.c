@@ -3,8 +3,8 @@
  * one call into the runtime each. */
 #include <string.h>
 
-#include "shoal_amo.h"
-#include "shoal_instance.h"
+#include "ops/shoal_amo.h"
+#include "base/shoal_instance.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "shoal's atomics carry 4-byte values in the low bytes of a 64-bit word (little-endian hosts)"

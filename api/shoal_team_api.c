@@ -1,8 +1,8 @@
 /* The public team and collective API (api/shoal.h): checks, then the
  * runtime; each family written once over its type table. A collective on a
  * GPU heap runs on the GPU where every member's heap is mapped here. */
-#include "shoal_reduce.h"
-#include "shoal_team.h"
+#include "team/shoal_reduce.h"
+#include "team/shoal_team.h"
 
 shoal_team_t shoal_team_world(shoal_t sh)
 {

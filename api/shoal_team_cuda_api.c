@@ -3,8 +3,8 @@
  * waits for the stream and runs it. */
 #include <string.h>
 
-#include "shoal_reduce.h"
-#include "shoal_team.h"
+#include "team/shoal_reduce.h"
+#include "team/shoal_team.h"
 
 #if SHOAL_HAVE_CUDA
 #include "shoal_cuda.h"

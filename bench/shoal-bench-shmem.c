@@ -1,5 +1,5 @@
 /*
- * shoal-bench-shmem: the OpenSHMEM layer (api/shmem.h) against shoal's
+ * shoal-bench-shmem: the OpenSHMEM layer (api/shmem/shmem.h) against shoal's
  * native API on the same instance, and against MPI RMA, in the same run.
  *
  * The program starts MPI itself (MPI_Init), then shmem_init joins it;

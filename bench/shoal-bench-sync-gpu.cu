@@ -15,7 +15,7 @@
  *                vs cudaMemcpyAsync into the peer's buffer +
  *                cuStreamWriteValue64 into the peer's flag + cuStreamWaitValue64
  *                on mine (driver entry points through the runtime, as
- *                runtime/gpu.c finds them: no -lcuda)
+ *                runtime/heap/gpu.c finds them: no -lcuda)
  *                [vs nvshmemx_putmem_signal_on_stream +
  *                nvshmemx_signal_wait_until_on_stream]
  *

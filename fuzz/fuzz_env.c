@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_env.h"
+#include "base/shoal_env.h"
 
 #define FUZZ_ASSERT(cond)                                                                                              \
     do {                                                                                                               \

@@ -61,9 +61,9 @@ cflags=(-std=c11 -D_GNU_SOURCE -O1 -g -DSHOAL_HAVE_CUDA=0 -Iapi -Iruntime -Itopo
 # The part of the library the targets reach (environment, errors, logging,
 # topology), instrumented; the rest is not linked in, so not compiled.
 mkdir -p "$out/obj"
-sources=$(ls runtime/env.c runtime/config.c runtime/error.c runtime/log.c topology/*.c | grep -v 'topology/shoal-topo.c')
+sources=$(ls runtime/base/env.c runtime/base/config.c runtime/base/error.c runtime/base/log.c topology/*.c | grep -v 'topology/shoal-topo.c')
 echo "fuzz: compiling the library with $("$clang" --version | head -1)"
-newest_header=$(ls -t api/*.h runtime/*.h topology/*.h | head -1)
+newest_header=$(ls -t api/*.h runtime/*/*.h topology/*.h | head -1)
 objs=()
 for s in $sources; do
     o="$out/obj/$(echo "$s" | tr / _).o"

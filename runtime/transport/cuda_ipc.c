@@ -1,12 +1,12 @@
 /* cuda_ipc: GPU heaps of one node whose devices reach each other (NVLink or
  * PCIe peer access). Setup opens each such peer's heap with
- * cudaIpcOpenMemHandle from the handle it published (runtime/gpu.c); a put
+ * cudaIpcOpenMemHandle from the handle it published (runtime/heap/gpu.c); a put
  * or get is then a copy-engine copy (runtime/transport/gpu_mapped.c), and
  * the data never touches the host. Which peers may use it is the policy's
  * decision (SHOAL_P2P_LEVEL, SHOAL_TRANSPORT_DISABLE); whether CUDA grants
  * the access is asked here.
  *
- * Registered GPU ranges (runtime/shoal_register.h) are opened the same
+ * Registered GPU ranges (runtime/heap/shoal_register.h) are opened the same
  * way when they are registered: the node's PEs exchange their ranges'
  * handles, and each opens those of its cuda_ipc peers. Several ranges may
  * lie in one peer allocation, which is opened once (counted). */
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_gpu.h"
-#include "shoal_team.h"
-#include "transport.h"
+#include "heap/shoal_gpu.h"
+#include "transport/transport.h"
+#include "transport/gpu_mapped.h"
 
 /* One peer allocation holding registered GPU ranges, mapped here. */
 typedef struct cuda_ipc_map {
@@ -183,7 +183,7 @@ static int cuda_ipc_reg_attach(shoal_t sh, const char *call, shoal__reg_t *r)
     all[n].alloc = r->ipc_alloc;
     mrc = MPI_Iallgather(&all[n], (int)sizeof(*all), MPI_BYTE, all, (int)sizeof(*all), MPI_BYTE, sh->node_comm, &req);
     if (mrc == MPI_SUCCESS)
-        mrc = shoal__team_wait_mpi(sh, &req, all);
+        mrc = shoal__wait_mpi(sh, &req, all);
     else
         free(all);
     if (mrc != SHOAL_SUCCESS && mrc != MPI_SUCCESS) {

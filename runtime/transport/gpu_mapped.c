@@ -13,9 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_amo.h"
-#include "shoal_gpu.h"
-#include "transport.h"
+#include "heap/gpu_amo.h"
+#include "heap/shoal_gpu.h"
+#include "transport/transport.h"
+#include "transport/gpu_mapped.h"
 
 /* Where pe's byte off (heap, or registered GPU range) is mapped here. */
 static inline int gpu_mapped_at(shoal_t sh, const char *call, int pe, size_t off, char **p)
@@ -214,7 +215,7 @@ int shoal__gpu_quiet_stream(shoal_t sh, const char *call, void *stream)
     return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "joining the internal stream", err);
 }
 /* Host atomics: a one-thread kernel on the internal stream, after the
- * copies queued there (runtime/transport/gpu_amo.cu). One without a result
+ * copies queued there (runtime/heap/gpu_amo.cu). One without a result
  * is complete at quiet, as a non-blocking put. A fetching one writes its
  * old value into a pinned slot: a blocking call waits for the stream and
  * reads it; an _nbi one leaves it for the next quiet (pending), and waits

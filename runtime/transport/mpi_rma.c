@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "transport.h"
-#include "shoal_heap.h"
+#include "transport/transport.h"
+#include "heap/shoal_heap.h"
 
 /* MPI counts are ints: move big ranges in pieces. */
 #define SHOAL__RMA_CHUNK ((size_t)1 << 30)
@@ -364,7 +364,7 @@ const shoal__tp_ops_t shoal__tp_mpi_rma = {
     .name = "mpi_rma",
     .id = SHOAL_TRANSPORT_MPI_RMA,
     .heap_kind = SHOAL_HEAP_HOST,
-    .caps = SHOAL__TP_CAP_AMO_ALL,
+    .caps = SHOAL__TP_CAP_AMO_ALL | SHOAL__TP_CAP_NEEDS_PROGRESS,
     .setup = mpi_rma_setup,
     .connect = mpi_rma_connect,
     .teardown = mpi_rma_teardown,

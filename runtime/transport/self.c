@@ -2,7 +2,7 @@
  * copy engine (the instance's internal stream, or the caller's stream). */
 #include <string.h>
 
-#include "transport.h"
+#include "transport/transport.h"
 
 static bool self_connect(shoal_t sh, int pe) { return pe == sh->my_pe; }
 
@@ -64,7 +64,8 @@ const shoal__tp_ops_t shoal__tp_self_host = {
 };
 
 #if SHOAL_HAVE_CUDA
-#include "shoal_gpu.h"
+#include "heap/shoal_gpu.h"
+#include "transport/gpu_mapped.h"
 
 /* The GPU heap's own bytes go through the same copy paths as a peer's
  * mapped heap (runtime/transport/gpu_mapped.c). */

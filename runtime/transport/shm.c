@@ -1,9 +1,9 @@
 /* shm: host heaps of one node. The peer's segment of the node's shared
- * memory object (runtime/heap_host.c) is mapped here, so a put is a copy
+ * memory object (runtime/heap/heap_host.c) is mapped here, so a put is a copy
  * into it. */
 #include <string.h>
 
-#include "transport.h"
+#include "transport/transport.h"
 
 static bool shm_connect(shoal_t sh, int pe)
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu_amo.h"
-#include "shoal_register.h"
-#include "stage.h"
+#include "heap/gpu_amo.h"
+#include "heap/shoal_register.h"
+#include "transport/stage.h"
 
 void shoal__stage_pause(unsigned *spins)
 {
@@ -26,7 +26,7 @@ void shoal__stage_pause(unsigned *spins)
  * Everything on the proxy's own non-blocking stream: work the application
  * queued on its streams (a kernel waiting for this very put's signal) never
  * holds the proxy up. The offset is into the heap, or into a registered
- * GPU range (runtime/shoal_register.h). */
+ * GPU range (runtime/heap/shoal_register.h). */
 static cudaError_t stage_serve(shoal_t sh, cudaStream_t stream, const shoal__stage_slot_t *s, char *chunk)
 {
     struct shoal_stage *st = sh->stage;

@@ -8,7 +8,7 @@
  * chunk) and marks it ready. A proxy thread of the target PE, bound to the
  * target's GPU, serves the slots in ticket order: it copies a put's chunk
  * into its heap, or a get's range out into the chunk, or runs an atomic on
- * its GPU (runtime/transport/gpu_amo.cu). Slots served in order make puts
+ * its GPU (runtime/heap/gpu_amo.cu). Slots served in order make puts
  * and atomics from one origin land in order (a signal after its data).
  */
 #ifndef SHOAL_STAGE_H
@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "shoal_gpu.h"
+#include "heap/shoal_gpu.h"
 
 #define SHOAL__STAGE_SLOTS 16
 #define SHOAL__STAGE_CHUNK ((size_t)1 << 20)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stage.h"
-#include "transport.h"
+#include "transport/stage.h"
+#include "transport/transport.h"
 
 typedef struct staged_state {
     _Atomic uint64_t *last; /* per PE: my highest nbi put ticket to it, + 1 (0: none) */

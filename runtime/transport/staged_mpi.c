@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stage.h"
-#include "transport.h"
+#include "transport/stage.h"
+#include "transport/transport.h"
 
 typedef struct staged_mpi_state {
     MPI_Win win;  /* every PE's ring over sh->comm */
@@ -368,6 +368,7 @@ const shoal__tp_ops_t shoal__tp_staged_mpi = {
     .name = "mpi_rma",
     .id = SHOAL_TRANSPORT_MPI_RMA,
     .heap_kind = SHOAL_HEAP_GPU,
+    .caps = SHOAL__TP_CAP_NEEDS_PROGRESS,
     .setup = staged_mpi_setup,
     .connect = staged_mpi_connect,
     .teardown = staged_mpi_teardown,

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "topo_policy.h"
-#include "transport.h"
-#include "shoal_heap.h"
-#include "shoal_register.h"
+#include "transport/transport.h"
+#include "heap/shoal_heap.h"
+#include "heap/shoal_register.h"
 
 /* Every table, in the policy's order of preference (transport id order);
  * within a heap kind, one table per id. */
@@ -235,6 +235,15 @@ unsigned shoal__transports_without(shoal_t sh, unsigned used, unsigned caps)
         if (tp->heap_kind == sh->heap_kind && (used & (1u << tp->id)) && !(tp->caps & caps)) bits |= 1u << tp->id;
     }
     return bits;
+}
+
+bool shoal__transports_with(shoal_t sh, unsigned caps)
+{
+    for (size_t i = 0; i < SHOAL__TP_REGISTRY_N; i++) {
+        const shoal__tp_ops_t *tp = shoal__tp_registry[i];
+        if (tp->heap_kind == sh->heap_kind && (sh->tp_setup & (1u << tp->id)) && (tp->caps & caps) == caps) return true;
+    }
+    return false;
 }
 
 int shoal__transports_quiet_stream(shoal_t sh, const char *call, void *stream)

@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "shoal_amo.h"
-#include "shoal_instance.h"
-#include "shoal_register.h"
+#include "base/shoal_amo_op.h"
+#include "base/shoal_instance.h"
+#include "heap/shoal_register.h"
 
 /* What a transport can do beyond put, get and quiet. */
 enum {
@@ -34,11 +34,15 @@ enum {
      * memory): where any pair of the instance takes it, every pair's
      * atomics take it, so that all atomics on one word go one way. */
     SHOAL__TP_CAP_AMO_ALL = 1u << 2,
+    /* Peers reach this PE's memory through MPI RMA: their operations may
+     * land only as this PE's MPI makes progress (MPICH's accumulates do),
+     * so a PE waiting on its own words must keep calling into MPI. */
+    SHOAL__TP_CAP_NEEDS_PROGRESS = 1u << 3,
 };
 
 /* Offsets are into the target PE's heap, or (GPU heaps, from
  * SHOAL__REG_SEG_BASE up) into one of its registered GPU ranges
- * (runtime/shoal_register.h; shoal__tp_addr translates both); call is the
+ * (runtime/heap/shoal_register.h; shoal__tp_addr translates both); call is the
  * API call on whose behalf (for messages). nbi: 0 = blocking (returns when src is reusable
  * or dst filled), 1 = complete at quiet. stream is a cudaStream_t. */
 typedef struct shoal__tp_ops {
@@ -61,14 +65,14 @@ typedef struct shoal__tp_ops {
     int (*put)(shoal_t sh, const char *call, int pe, size_t off, const void *src, size_t n, int nbi);
     int (*get)(shoal_t sh, const char *call, int pe, void *dst, size_t off, size_t n, int nbi);
     /* Complete every operation this PE issued through the transport. Under
-     * MPI_THREAD_MULTIPLE runtime/rma.c calls it under a lock, one flush
+     * MPI_THREAD_MULTIPLE runtime/ops/rma.c calls it under a lock, one flush
      * at a time. */
     int (*quiet)(shoal_t sh, const char *call);
     /* After a barrier: make what peers wrote into this PE's heap through
      * the transport visible to its loads. NULL: nothing to do. */
     int (*sync)(shoal_t sh, const char *call);
 
-    /* Optional (NULL: not offered; runtime/rma.c then moves the rows one
+    /* Optional (NULL: not offered; runtime/ops/rma.c then moves the rows one
      * put or get each): height rows of width bytes, row i at off + i * pitch
      * of the target's heap and at src + i * spitch (put) or dst + i * dpitch
      * (get) here; width > 0, height > 0, every pitch >= width, and the rows
@@ -131,11 +135,13 @@ SHOAL__HIDDEN void shoal__transports_teardown(shoal_t sh);
 SHOAL__HIDDEN int shoal__transports_quiet(shoal_t sh, const char *call, unsigned used);
 /* The bits of used whose transports (of this heap kind) lack every one of caps. */
 SHOAL__HIDDEN unsigned shoal__transports_without(shoal_t sh, unsigned used, unsigned caps);
+/* Has this instance set up a transport with every capability in caps? */
+SHOAL__HIDDEN bool shoal__transports_with(shoal_t sh, unsigned caps);
 /* Make stream wait for the non-blocking operations of every stream-capable
  * transport set up here. */
 SHOAL__HIDDEN int shoal__transports_quiet_stream(shoal_t sh, const char *call, void *stream);
 /* After a barrier: every transport's sync, and the windows of registered
- * ranges (runtime/shoal_register.h). */
+ * ranges (runtime/heap/shoal_register.h). */
 SHOAL__HIDDEN int shoal__transports_sync(shoal_t sh, const char *call);
 /* Every transport's reg_attach for the GPU range r (in registry order), or
  * reg_detach (reverse order). */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "shoal_instance.h"
+#include "base/shoal_instance.h"
 
 #include "common/expect.h"
 

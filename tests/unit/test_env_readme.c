@@ -1,6 +1,6 @@
 /*
  * README.md's table of SHOAL_* variables is the one the environment table
- * (runtime/shoal_env.h) prints: this test fails when they differ.
+ * (runtime/base/shoal_env.h) prints: this test fails when they differ.
  *
  *   test_env_readme [FILE]          compare FILE (default
  *                                   $SHOAL_TEST_SRCDIR/README.md) with the table
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_env.h"
+#include "base/shoal_env.h"
 
 static const char header[] = "| variable | default | meaning |\n";
 
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
             break;
         }
         if (la != lb || memcmp(a, b, (size_t)la) != 0) {
-            fprintf(stderr, "%s: the table of variables differs from runtime/shoal_env.h's:\n", path);
+            fprintf(stderr, "%s: the table of variables differs from runtime/base/shoal_env.h's:\n", path);
             fprintf(stderr, "  README.md: %.*s\n", la < 0 ? 5 : la, la < 0 ? "(end)" : a);
             fprintf(stderr, "  the table: %.*s\n", lb < 0 ? 5 : lb, lb < 0 ? "(end)" : b);
             break;
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
         a += la + 1;
         b += lb + 1;
     }
-    fprintf(stderr, "Edit the docs in runtime/shoal_env.h, then rewrite README.md's table with\n"
+    fprintf(stderr, "Edit the docs in runtime/base/shoal_env.h, then rewrite README.md's table with\n"
                     "  build/tests/test_env_readme --update README.md\n");
     return 1;
 }

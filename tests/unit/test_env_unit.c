@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_env.h"
+#include "base/shoal_env.h"
 
 #include "common/expect.h"
 

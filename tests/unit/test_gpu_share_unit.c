@@ -1,12 +1,12 @@
 /* Unit test of the decision behind shoal_pe_gpu_shared and the init warning
- * (runtime/shoal_gpu_share.h): which PEs of a node share a GPU (by UUID,
+ * (runtime/heap/shoal_gpu_share.h): which PEs of a node share a GPU (by UUID,
  * else by bus id), whether MPS lets their kernels run side by side, and the
  * text that names them. No GPU needed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_gpu_share.h"
+#include "heap/shoal_gpu_share.h"
 
 #include "common/expect.h"
 

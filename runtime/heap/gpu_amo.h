@@ -1,0 +1,27 @@
+/* Kernels for host atomics and stream waits on GPU heaps
+ * (runtime/heap/gpu_amo.cu). CUDA builds only. */
+#ifndef SHOAL_GPU_AMO_H
+#define SHOAL_GPU_AMO_H
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#include "base/shoal_amo_op.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Queue a on the word at word (device memory of this GPU or a peer's mapped
+ * here) on stream; result (device or pinned host memory, or NULL) gets the
+ * old value. Returns the launch's error. */
+__attribute__((visibility("hidden"))) cudaError_t shoal__gpu_amo_launch(cudaStream_t stream, void *word,
+                                                                        const shoal__amo_t *a, void *result);
+/* Queue a wait on stream until the uint64_t at word <cmp> value (SHOAL_CMP_*). */
+__attribute__((visibility("hidden"))) cudaError_t shoal__gpu_wait_launch(cudaStream_t stream, const uint64_t *word,
+                                                                         int cmp, uint64_t value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHOAL_GPU_AMO_H */

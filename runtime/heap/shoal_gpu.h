@@ -1,0 +1,98 @@
+/* The GPU heap (runtime/heap/gpu.c): its state, shared with the GPU
+ * transports (runtime/transport/) and the stream-ordered API
+ * (runtime/ops/gpu_stream.c). CUDA builds only. */
+#ifndef SHOAL_GPU_H
+#define SHOAL_GPU_H
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+
+#include "shoal_device_types.h"
+#include "heap/shoal_gpu_share.h"
+#include "base/shoal_instance.h"
+
+/* Bytes behind each PE's heap for its control words: stream-barrier flags,
+ * laid out as shoal_device_types.h says. */
+#define SHOAL__GPU_CTRL_BYTES ((size_t)(SHOAL_DEVICE_TEAM_BASE + SHOAL_DEVICE_TEAMS * SHOAL_DEVICE_TEAM_WORDS) * 4)
+_Static_assert((SHOAL_DEVICE_BARRIER_GEN + 1) <= SHOAL_DEVICE_TEAM_BASE, "control area too small");
+_Static_assert(SHOAL_DEVICE_TEAMS >= SHOAL_TEAM_MAX, "a team's words for every team id");
+_Static_assert(SHOAL_DEVICE_TEAM_GEN < SHOAL_DEVICE_TEAM_WORDS, "a team's words");
+#define SHOAL__GPU_MAX_FLAG_PES SHOAL_DEVICE_MAX_PES
+/* Fetching host atomics with _nbi outstanding at once; one more waits for them. */
+#define SHOAL__GPU_AMO_SLOTS 1024
+
+struct shoal_gpu {
+    int device;                     /* CUDA ordinal in this process */
+    char bus_id[32];                /* its PCI bus id */
+    cudaStream_t stream;            /* internal copies */
+    _Atomic uint64_t copies_queued; /* non-blocking copies queued on it (runtime/transport/gpu_mapped.c) */
+    _Atomic uint64_t copies_done;   /* of those, known complete */
+    char *ctrl;                     /* my control area (device memory, right after the heap) */
+    char **peer_ctrl;               /* per PE: its control area mapped here, or NULL */
+    void *raw;                      /* my cudaMalloc'd allocation (heap_base is aligned inside) */
+    uint32_t stream_gen;            /* generation of the last stream barrier */
+    char **dev_peer_base;           /* device copy of peer_base, for kernels (lazy) */
+    unsigned int **dev_peer_ctrl;   /* device copy of peer_ctrl */
+    shoal__gpu_id_t *node_gpus;     /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
+    /* Host atomics' old values (runtime/transport/gpu_mapped.c uses them,
+     * runtime/heap/gpu.c frees them): pinned slots the kernels write, and the
+     * nbi ones still to hand over. */
+    pthread_mutex_t amo_lock;
+    uint64_t *amo_slots; /* SHOAL__GPU_AMO_SLOTS + 1 (the last: blocking calls) */
+    struct shoal__gpu_amo_pending {
+        void *dst;
+        uint32_t size;
+    } * amo_pending;      /* per slot: where its value goes */
+    size_t amo_n_pending; /* slots [0, n) in use */
+    bool amo_lock_ready;
+
+    CUresult (*ctx_get_current)(CUcontext *);
+    CUresult (*write_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+    CUresult (*wait_value32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+    CUresult (*write_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+    CUresult (*wait_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+    CUresult (*batch_mem_op)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
+    CUresult (*mem_get_address_range)(CUdeviceptr *, size_t *, CUdeviceptr);
+};
+
+/* What each PE publishes of its GPU heap to its node at init. */
+typedef struct shoal__gpu_info {
+    cudaIpcMemHandle_t handle; /* of the heap allocation (heap + control area) */
+    shoal__gpu_id_t id;        /* its GPU: PCI bus id, UUID, MPS active */
+    uint64_t heap_size;
+    uint64_t delta; /* heap base minus allocation base */
+    int32_t device;
+} shoal__gpu_info_t;
+
+_Static_assert(sizeof(shoal__gpu_info_t) <= SHOAL__HEAP_DESC_GPU, "a GPU heap's record fits its place");
+
+/* Node rank r's published GPU heap (after shoal__heap_desc_publish). */
+static inline const shoal__gpu_info_t *shoal__gpu_node_info(shoal_t sh, int r)
+{
+    return (const shoal__gpu_info_t *)shoal__heap_desc(sh, r)->gpu;
+}
+
+SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
+SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
+/* Is p device (or managed) memory? */
+SHOAL__HIDDEN bool shoal__gpu_on_device(const void *p);
+/* shoal_register of GPU memory: [base, base + size) must be device memory
+ * of this instance's GPU (not managed), inside one cudaMalloc allocation
+ * other than the heap's. handle (64 bytes): that allocation's IPC handle;
+ * *delta_p: base minus its start; *alloc_p: its start. */
+SHOAL__HIDDEN int shoal__gpu_reg_prepare(shoal_t sh, const char *call, void *base, size_t size, void *handle,
+                                         uint64_t *delta_p, uint64_t *alloc_p);
+/* expr returns a cudaError_t: CUDA's message is recorded on sh, naming the
+ * API call call; st_ gets the status and control goes to lbl_ (as
+ * SHOAL__MPI_TRY, runtime/base/shoal_error.h). */
+#define SHOAL__CUDA_TRY(sh, call, st_, lbl_, expr)                                                                     \
+    do {                                                                                                               \
+        cudaError_t cuda_rc__ = (expr);                                                                                \
+        if (SHOAL__UNLIKELY(cuda_rc__ != cudaSuccess)) {                                                               \
+            (st_) = shoal__cuda_error((sh), (call), #expr, cuda_rc__);                                                 \
+            goto lbl_;                                                                                                 \
+        }                                                                                                              \
+    } while (0)
+
+#endif /* SHOAL_GPU_H */
