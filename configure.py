@@ -115,14 +115,15 @@ class Writer(object):
             self.variable('generator', '1', 1)
         self.line()
 
-    def build(self, outputs, rule, inputs=(), implicit=(), implicit_outputs=(), variables=()):
+    def build(self, outputs, rule, inputs=(), implicit=(), implicit_outputs=(), variables=(), order_only=()):
         def paths(items):
             return ' '.join(npath(i) for i in ([items] if isinstance(items, str) else items))
         text = 'build ' + paths(outputs)
         if implicit_outputs:
             text += ' | ' + paths(implicit_outputs)
         text += ': ' + rule + (' ' + paths(inputs) if inputs else '')
-        self.line(text + (' | ' + paths(implicit) if implicit else ''))
+        text += ' | ' + paths(implicit) if implicit else ''
+        self.line(text + (' || ' + paths(order_only) if order_only else ''))
         for key, value in variables:
             self.variable(key, value, 1)
         return [outputs] if isinstance(outputs, str) else list(outputs)
@@ -376,6 +377,7 @@ user_cflags = shlex.split(os.environ.get('CFLAGS', ''))
 INTERNAL = ['-Iapi', '-Iapi/shmem', '-Iruntime', '-Itopology']
 deps_cflags = cfg.mpi_cflags + cfg.hwloc_cflags
 test_inc = ['-Itests'] + (['-Itests/common'] if os.path.isdir('tests/common') else [])
+test_inc += ['-I' + built('api', 'shmem')]  # pshmem.h, written by the build
 # The library and the tests see the internal headers and hide symbols by
 # default (the library exports through SHOAL_EXPORT). The tool, examples and
 # bench are users of the public library: public headers, default visibility.
@@ -404,8 +406,9 @@ if nvcc:
 examples = sources('examples/*.c', *(['examples/gpu/*.cu'] if nvcc else []))
 bench = sources('bench/*.c', *(['bench/*.cu'] if nvcc else []))
 # Every public header; the CUDA ones include shoal_device_types.h.
-headers = sorted(glob.glob('api/*.h') + glob.glob('api/*.cuh') + [
-    h for h in glob.glob('api/shmem/*.h') if not h.endswith('_internal.h')])
+# Internal headers (*_internal.h: what api/'s files share) are not installed.
+headers = sorted(h for h in glob.glob('api/*.h') + glob.glob('api/*.cuh') + glob.glob('api/shmem/*.h')
+                 if not h.endswith('_internal.h'))
 header_text = open('api/shoal.h').read() if os.path.isfile('api/shoal.h') else ''
 version = [(re.search(r'#define SHOAL_VERSION_%s (\d+)' % part, header_text) or [0, '0'])[1]
            for part in ('MAJOR', 'MINOR', 'PATCH')]
@@ -515,18 +518,31 @@ n.rule('script', '$script', description='$desc', pool='console')
 n.line()
 
 
-def compile_all(srcs, kind):
+def compile_all(srcs, kind, order_only=()):
     """Objects of srcs: .c with $<kind>_cflags, .cu with $<kind>_nvccflags."""
     objs = []
     for src in srcs:
         cu = src.endswith('.cu')
-        objs += n.build(obj(src), 'nvcc' if cu else 'cc', src, variables=[
+        objs += n.build(obj(src), 'nvcc' if cu else 'cc', src, order_only=order_only, variables=[
             ('nvccflags' if cu else 'cflags', '$%s_%s' % (kind, 'nvccflags' if cu else 'cflags'))])
     return objs
 
 
 n.comment('libshoal: %s (the file), libshoal.so (a link to it), libshoal.a' % soname)
 lib_objs = compile_all(lib_srcs, 'lib')
+# The OpenSHMEM profiling interface (api/shmem/pshmem.py): the layer's objects
+# as linked, each OpenSHMEM function also under its pshmem_ name, and pshmem.h.
+shmem_objs = [o for o, src in zip(lib_objs, lib_srcs) if os.path.dirname(src) == 'api/shmem']
+pshmem_h = built('api', 'shmem', 'pshmem.h')
+pshmem_dep = [pshmem_h] if shmem_objs else []
+if shmem_objs:
+    shifted = {o: o[:-len('.o')] + '.pshmem.o' for o in shmem_objs}
+    n.rule('pshmem', '%s api/shmem/pshmem.py --header $header --suffix .pshmem.o $in -- $cc $lib_cflags'
+           % nflags([sys.executable]), description='PSHMEM $header')
+    n.build(list(shifted.values()), 'pshmem', shmem_objs, implicit_outputs=[pshmem_h],
+            implicit=['api/shmem/pshmem.py'] + sources('api/shmem/*.h', 'api/shoal.h'),
+            variables=[('header', npath(pshmem_h))])
+    lib_objs = [shifted.get(o, o) for o in lib_objs]
 lib_real, lib_so, lib_a = built('lib', soname), built('lib', 'libshoal.so'), built('lib', 'libshoal.a')
 # -Bsymbolic-functions: the library's calls to its own exported functions
 # (the OpenSHMEM layer calling shoal's API) bind inside it, without a PLT hop.
@@ -570,7 +586,8 @@ test_outs = []
 for exe, source in sorted(set((t.exe, t.source) for t in tests)):
     if source.startswith('examples/'):
         continue  # built above, with the examples
-    test_outs += n.build(exe, 'link', compile_all([source], 'test') + common_objs + [lib_a],
+    test_objs = compile_all([source], 'test', order_only=pshmem_dep)  # a test may include pshmem.h
+    test_outs += n.build(exe, 'link', test_objs + common_objs + [lib_a],
                          variables=[('libs', '$lib_libs')])
 # Stand-ins for libraries shoal loads with dlopen, which the tests name
 # (tests/topology/fake_nvml.c: SHOAL_NVML_LIBRARY=<builddir>/tests/libfake_nvml.so).
@@ -585,6 +602,7 @@ n.build('test', 'script', implicit=['all'], variables=[('desc', 'CTEST'), ('scri
     ['ctest', '--test-dir', builddir, '--output-on-failure']))])
 install_deps = [lib_real, lib_a, built('shoal.pc'), built('install.sh'), built('shoalConfig.cmake'),
                 built('shoalConfigVersion.cmake')] + ([built('shoal-cuda.pc')] if nvcc else []) + headers + tool
+install_deps += pshmem_dep + sources('api/shmem/mpp/*.h')
 n.build('install', 'script', implicit=install_deps, variables=[
     ('desc', 'INSTALL ' + prefix), ('script', nflags(['sh', built('install.sh')]))])
 n.build('run', 'script', implicit=example_outs + tool + sources('examples/run.sh'), variables=[
@@ -700,6 +718,13 @@ with open(built('shoal-shmem.pc'), 'w') as f:
     f.write('Cflags:\nLibs:\n')
 install.insert(-1, 'install -m 755 %s "$dest/bin/"' % ' '.join(q(built('bin', w)) for w in ('oshcc', 'oshc++', 'oshrun')))
 install.insert(-1, 'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal-shmem.pc')))
+# pshmem.h (the build writes it) beside shmem.h, and the forwarding headers of
+# the folder OpenSHMEM 1.1 named (#include <mpp/shmem.h>).
+if pshmem_dep:
+    install.insert(-1, 'install -m 644 %s "$dest/include/"' % q(pshmem_h))
+if sources('api/shmem/mpp/*.h'):
+    install.insert(-1, 'install -d "$dest/include/mpp"')
+    install.insert(-1, 'install -m 644 %s "$dest/include/mpp/"' % sh(sources('api/shmem/mpp/*.h')))
 with open(built('install.sh'), 'w') as f:
     f.write('\n'.join(line for line in install if line) + '\n')
 

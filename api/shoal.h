@@ -183,11 +183,36 @@ SHOAL_EXPORT int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p);
  *   symmetric (accesses are SHOAL_ERR_OUT_OF_BOUNDS). */
 SHOAL_EXPORT int shoal_register(shoal_t sh, void *base, size_t size);
 SHOAL_EXPORT int shoal_deregister(shoal_t sh, void *base);
+/* shoal_register, and node peers load and store the range as they do the
+ * host heap (globals and statics of programs, large static arrays): the
+ * whole pages of [base, base + size) that are private writable memory
+ * move, at registration, into shared memory mapped over the same
+ * addresses (the contents stay; read-only pages at either end, as a
+ * program's RELRO, are left out), which the PEs of this node map too.
+ * Puts and gets between node peers are then copies, shoal_ptr returns node
+ * peers' copies there, and where every PE is on one node and maps every
+ * other's pages, atomics on words in those pages are CPU atomics (from
+ * every PE: one mechanism per word); else every atomic on the range goes
+ * through its MPI window, as with shoal_register. Bytes outside whole
+ * pages, PEs of other nodes, and PEs whose pages could not be shared
+ * (SHOAL_TRANSPORT_DISABLE=shm, /dev/shm too small for the node's copies,
+ * a page that is not private writable memory, a failing mmap: the INFO
+ * log says which) go through the MPI window. No other thread may write
+ * the range while the call runs (its pages are copied, then replaced). At
+ * shoal_deregister and shoal_finalize the pages become private memory
+ * again, with their contents. A child made by fork meanwhile shares the
+ * pages with its parent. The pages change at both ends: make MPI windows
+ * of the program's own over the range after this call, and free them
+ * before the range's end. Collective as shoal_register; a PE calling
+ * shoal_register meanwhile is SHOAL_ERR_NOT_SYMMETRIC. GPU memory is
+ * registered as by shoal_register (its transports share it already). */
+SHOAL_EXPORT int shoal_register_shared(shoal_t sh, void *base, size_t size);
 
 /* Is ptr inside this PE's symmetric heap or a range it registered? */
 SHOAL_EXPORT int shoal_addr_accessible(shoal_t sh, const void *ptr, int pe);
 /* A pointer through which this PE can load/store pe's copy of dest, or NULL
- * (for a registered range: dest itself for this PE, NULL for the others). */
+ * (for a registered range: dest itself for this PE, the node peer's copy
+ * where shoal_register_shared shares it, else NULL). */
 SHOAL_EXPORT void *shoal_ptr(shoal_t sh, const void *dest, int pe);
 
 /* Blocking: put returns when src may be reused; get when dest holds the data. */
@@ -497,6 +522,20 @@ SHOAL_EXPORT int shoal_team_split_strided(shoal_team_t parent, int start, int st
 /* The parent as a grid of rows of xrange PEs (the last row may be short):
  * *xteam_p gets this PE's row, *yteam_p its column. */
 SHOAL_EXPORT int shoal_team_split_2d(shoal_team_t parent, int xrange, shoal_team_t *xteam_p, shoal_team_t *yteam_p);
+/* A team that its members make alone: the instance's PEs start, start +
+ * stride, ... (size of them, in that order; stride at least 1, any for
+ * size 1). Collective over those PEs only: each of them calls it with the
+ * same arguments, and the other PEs of the instance take no part (they may
+ * be in any call meanwhile). The caller must be a member (else
+ * SHOAL_ERR_INVALID_ARG, at once, as for arguments naming PEs that do not
+ * exist). Members that pass different arguments get
+ * SHOAL_ERR_NOT_SYMMETRIC, naming the lowest member's and the other's;
+ * members that never call, SHOAL_ERR_TIMEOUT after SHOAL_TIMEOUT, naming
+ * one (the lowest member waits for the others, which wait up to twice as
+ * long for its answer). The team takes the lowest id free on every member,
+ * which teams without a common PE may share. It ends as the others do:
+ * shoal_team_destroy (collective over its members) or shoal_finalize. */
+SHOAL_EXPORT int shoal_team_create_strided(shoal_t sh, int start, int stride, int size, shoal_team_t *new_p);
 /* Collective over the team: every member arrives (no completion of
  * outstanding operations). */
 SHOAL_EXPORT int shoal_team_sync(shoal_team_t team);

@@ -100,7 +100,13 @@ int shoal_free(shoal_t sh, void *ptr)
 int shoal_register(shoal_t sh, void *base, size_t size)
 {
     SHOAL__ENTER(sh, "shoal_register");
-    return shoal__register(sh, "shoal_register", base, size);
+    return shoal__register(sh, "shoal_register", base, size, false);
+}
+
+int shoal_register_shared(shoal_t sh, void *base, size_t size)
+{
+    SHOAL__ENTER(sh, "shoal_register_shared");
+    return shoal__register(sh, "shoal_register_shared", base, size, true);
 }
 
 int shoal_deregister(shoal_t sh, void *base)
@@ -134,11 +140,15 @@ void *shoal_ptr(shoal_t sh, const void *dest, int pe)
         shoal__error(sh, SHOAL_ERR_PE, "shoal_ptr", "pe %d is out of range [0, %d)", pe, sh->n_pes);
         return NULL;
     }
-    /* A registered host range: this PE's own address; other PEs' ranges
-     * are not mapped here (NULL, and no error). A registered GPU range:
-     * where the pair's transport maps it (this PE, cuda_ipc peers). */
-    if (dest != NULL && !shoal__in_heap(sh, dest, 1) && shoal__reg_holds(sh, dest, 1))
-        return pe == sh->my_pe ? (void *)dest : NULL;
+    /* A registered host range: this PE's own address, or a node peer's
+     * shared part mapped here (shoal_register_shared); other copies are
+     * not mapped here (NULL, and no error). A registered GPU range: where
+     * the pair's transport maps it (this PE, cuda_ipc peers). */
+    if (dest != NULL && !shoal__in_heap(sh, dest, 1)) {
+        char *mapped;
+        int where = shoal__reg_locate(sh, dest, 1, pe, false, &mapped);
+        if (where >= 0) return where > 0 ? mapped : NULL;
+    }
     {
         size_t off;
         if (dest != NULL && !shoal__in_heap(sh, dest, 1) && shoal__reg_gpu_off(sh, dest, 1, &off))

@@ -1,6 +1,7 @@
 /* The public team and collective API (api/shoal.h): checks, then the
  * runtime; each family written once over its type table. A collective on a
  * GPU heap runs on the GPU where every member's heap is mapped here. */
+#include "shoal_api_internal.h"
 #include "team/shoal_reduce.h"
 #include "team/shoal_team.h"
 
@@ -56,6 +57,15 @@ int shoal_team_split_2d(shoal_team_t parent, int xrange, shoal_team_t *xteam_p, 
     return shoal__team_split_2d(parent, xrange, xteam_p, yteam_p);
 }
 
+int shoal_team_create_strided(shoal_t sh, int start, int stride, int size, shoal_team_t *new_p)
+{
+    static const char *call = "shoal_team_create_strided";
+    if (new_p != NULL) *new_p = SHOAL_TEAM_INVALID;
+    SHOAL__ENTER(sh, call);
+    if (new_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "new_p is NULL");
+    return shoal__team_create_strided(sh, start, stride, size, new_p);
+}
+
 int shoal_team_sync(shoal_team_t team)
 {
     SHOAL__TEAM_ENTER(team, "shoal_team_sync");
@@ -75,15 +85,9 @@ int shoal_team_destroy(shoal_team_t team)
 }
 
 /* A host collective: on the GPU for GPU heaps where it can, else here. */
-static int shoal__coll_api(shoal_team_t t, const char *call, const shoal__coll_args_t *a)
+int shoal__coll_api(shoal_team_t t, const char *call, const shoal__coll_args_t *a)
 {
-#if SHOAL_HAVE_CUDA
-    if (t->sh->heap_kind == SHOAL_HEAP_GPU) {
-        int rc = shoal__coll_run_gpu(t, call, a);
-        if (rc != SHOAL__COLL_NOT_HERE) return rc;
-    }
-#endif
-    return shoal__coll_run_host(t, call, a);
+    return shoal__coll_run(t, call, a);
 }
 
 #define SHOAL__COLL_DEF(T, N)                                                                                          \

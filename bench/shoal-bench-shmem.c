@@ -13,7 +13,17 @@
  *   barrier  shmem_barrier_all  vs shoal_barrier_all  vs MPI_Barrier
  *
  * at 8 B to 1 MiB (powers of 4, and 1 MiB; --quick: 8 B, 512 B, 32 KiB,
- * 1 MiB). shmem's and shoal's puts and gets use one buffer from
+ * 1 MiB). A second table times globals (data and bss, which shmem_init
+ * registers) against the heap, the same call on a global long of this
+ * program and on a long from shmem_malloc, PE 0 -> PE 1:
+ *
+ *   put        shmem_putmem of 8 B + shmem_quiet
+ *   get        shmem_getmem of 8 B
+ *   add        shmem_long_atomic_add (the batch ends with shmem_quiet)
+ *   fetch_add  shmem_long_atomic_fetch_add
+ *
+ * printing global / heap for each (the goal: at most 1.5). --globals runs
+ * that table alone. shmem's and shoal's puts and gets use one buffer from
  * shmem_malloc; MPI's one MPI_Win_allocate window of the same size, locked
  * for all (MPI_Win_lock_all) for the whole run. The goal is shmem / native
  * <= 1.05 on every line: the layer adds no more than 5%.
@@ -32,7 +42,7 @@
  * (or window), PE 0 those the gets brought back; so no figure times
  * nothing.
  *
- *   mpiexec -n 2 build/bench/shoal-bench-shmem [--iters N] [--batches N] [--quick]
+ *   mpiexec -n 2 build/bench/shoal-bench-shmem [--iters N] [--batches N] [--quick] [--globals]
  */
 #include <errno.h>
 #include <limits.h>
@@ -53,6 +63,7 @@
 #define BENCH_BW_MIN ((size_t)64 * 1024) /* GB/s are printed from this size up */
 #define BENCH_GOAL 1.05                  /* shmem / native at most this */
 #define BENCH_MAX_FIGS 32
+#define BENCH_GLOBAL_GOAL 1.5 /* global / heap at most this */
 
 /* The three implementations of each figure, in the table's order. */
 enum { IMPL_SHMEM, IMPL_NATIVE, IMPL_MPI, IMPL_COUNT };
@@ -79,6 +90,7 @@ typedef struct bench_opts {
     double batch_s;     /* longest a batch should last: slow references run fewer ops */
     size_t batch_bytes; /* bytes one put or get batch moves, at most */
     int quick;          /* --quick: a smoke test, rough figures */
+    int globals;        /* --globals: the globals-vs-heap table alone */
 } bench_opts_t;
 
 typedef struct bench {
@@ -93,6 +105,7 @@ typedef struct bench {
     unsigned char *src;     /* private: the puts' source */
     unsigned char *dst;     /* private: the gets' destination */
     unsigned seed;          /* the pattern of the current batch */
+    long *heap_word;        /* shmem_malloc: the heap's word of the globals table */
 } bench_t;
 
 static const char *const bench_impl_names[IMPL_COUNT] = {"shmem", "native", "MPI"};
@@ -299,6 +312,134 @@ static int bench_figs(const bench_t *b, bench_fig_t *figs)
     return nf;
 }
 
+/* ------------------------------------------------------------ globals */
+
+/* The global word of the globals table: in this program's bss, symmetric
+ * because shmem_init registers the program's data and bss. The heap's
+ * word is b->heap_word. */
+static long bench_global_word[8] __attribute__((aligned(64)));
+
+enum { GOP_PUT, GOP_GET, GOP_ADD, GOP_FADD, GOP_COUNT };
+enum { WHERE_GLOBAL, WHERE_HEAP, WHERE_COUNT };
+
+static const char *const bench_gop_names[GOP_COUNT] = {"put 8 B", "get 8 B", "atomic add", "atomic fetch_add"};
+static const char *const bench_gop_calls[GOP_COUNT] = {"shmem_putmem + shmem_quiet", "shmem_getmem",
+                                                       "shmem_long_atomic_add", "shmem_long_atomic_fetch_add"};
+
+/* One line of the table: both places' best seconds per op. */
+typedef struct bench_gfig {
+    long count;               /* ops per batch (the smaller warm-up count of the two) */
+    double best[WHERE_COUNT]; /* seconds per op of the fastest batch */
+} bench_gfig_t;
+
+/* count ops of op on where's word of PE 1 (PE 0 only); seconds taken. The
+ * value PE 0 got back (the last get or fetch) in *last_p. */
+static double bench_grun(bench_t *b, int op, int where, long count, long *last_p)
+{
+    long *w = where == WHERE_GLOBAL ? bench_global_word : b->heap_word, v = 0, src = (long)b->seed;
+    double t0 = MPI_Wtime();
+
+    switch (op) {
+    case GOP_PUT:
+        for (long i = 0; i < count; i++) {
+            shmem_putmem(w, &src, sizeof(src), 1);
+            shmem_quiet();
+        }
+        break;
+    case GOP_GET:
+        for (long i = 0; i < count; i++) shmem_getmem(&v, w, sizeof(v), 1);
+        break;
+    case GOP_ADD:
+        for (long i = 0; i < count; i++) shmem_long_atomic_add(w, 1, 1);
+        shmem_quiet();
+        break;
+    default:
+        for (long i = 0; i < count; i++) v = shmem_long_atomic_fetch_add(w, 1, 1);
+        break;
+    }
+    t0 = MPI_Wtime() - t0;
+    *last_p = v;
+    return t0;
+}
+
+/* One batch: PE 1 sets its word (the batch's seed for a get, else 0), every
+ * PE meets, PE 0 runs the ops, and what crossed is checked: PE 1's word
+ * after puts (the seed) and atomics (count), PE 0's last get (the seed) or
+ * fetch (count - 1). Rank 0's seconds per op. */
+static double bench_gbatch(bench_t *b, int op, int where, long count)
+{
+    long *w = where == WHERE_GLOBAL ? bench_global_word : b->heap_word, last = -1, want;
+    double t = 0;
+    char what[128], why[128];
+
+    b->seed++;
+    if (b->me == 1) *w = op == GOP_GET ? (long)b->seed : 0;
+    shmem_barrier_all();
+    bench_sync(b);
+    if (b->me == 0) t = bench_grun(b, op, where, count, &last);
+    bench_sync(b);
+    shmem_barrier_all();
+    snprintf(what, sizeof(what), "%s on a %s word (data check on PE %d)", bench_gop_calls[op],
+             where == WHERE_GLOBAL ? "global" : "heap", b->me);
+    if (b->me == 1 && op != GOP_GET) {
+        want = op == GOP_PUT ? (long)b->seed : count;
+        if (*w != want) {
+            snprintf(why, sizeof(why), "PE 1's word is %ld, expected %ld", *w, want);
+            BENCH_FAIL(b, what, why);
+        }
+    }
+    if (b->me == 0 && (op == GOP_GET || op == GOP_FADD)) {
+        want = op == GOP_GET ? (long)b->seed : count - 1;
+        if (last != want) {
+            snprintf(why, sizeof(why), "PE 0 got %ld, expected %ld", last, want);
+            BENCH_FAIL(b, what, why);
+        }
+    }
+    bench_sync(b);
+    return t / (double)count;
+}
+
+/* The globals table: a warm-up pass fixes each line's count, then each
+ * pass times a batch of both places, the one that goes first turning with
+ * the pass. Rank 0 prints. */
+static void bench_globals(bench_t *b)
+{
+    bench_gfig_t g[GOP_COUNT];
+    long nominal = b->o.iters;
+    int met = 0;
+
+    for (int op = 0; op < GOP_COUNT; op++) {
+        long c[WHERE_COUNT];
+        for (int where = 0; where < WHERE_COUNT; where++) {
+            double per_op = bench_gbatch(b, op, where, nominal / 20 > 0 ? nominal / 20 : 1);
+            c[where] = bench_batch_count(per_op, nominal, b->o.batch_s);
+            BENCH_MPI(b, MPI_Bcast(&c[where], 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
+        }
+        g[op].count = c[WHERE_GLOBAL] < c[WHERE_HEAP] ? c[WHERE_GLOBAL] : c[WHERE_HEAP];
+        g[op].best[WHERE_GLOBAL] = g[op].best[WHERE_HEAP] = -1;
+    }
+    for (int pass = 1; pass <= b->o.batches; pass++)
+        for (int op = 0; op < GOP_COUNT; op++)
+            for (int j = 0; j < WHERE_COUNT; j++) {
+                int where = (j + pass) % WHERE_COUNT;
+                bench_keep_best(&g[op].best[where], bench_gbatch(b, op, where, g[op].count));
+            }
+    if (b->me != 0) return;
+    printf("\nglobals (a long in this program's bss, registered by shmem_init) vs the heap (shmem_malloc), "
+           "PE 0 -> PE 1:\n");
+    printf("%-18s %-30s %10s %10s %12s  %s\n", "op", "call", "global us", "heap us", "global/heap", "<= 1.5");
+    for (int op = 0; op < GOP_COUNT; op++) {
+        double r = g[op].best[WHERE_GLOBAL] / g[op].best[WHERE_HEAP];
+        met += r <= BENCH_GLOBAL_GOAL;
+        printf("%-18s %-30s %10.3f %10.3f %12.3f  %s\n", bench_gop_names[op], bench_gop_calls[op],
+               g[op].best[WHERE_GLOBAL] * 1e6, g[op].best[WHERE_HEAP] * 1e6, r, r <= BENCH_GLOBAL_GOAL ? "yes" : "no");
+    }
+    printf("goal global / heap <= %.1f on every line: %s (%d of %d lines)\n", BENCH_GLOBAL_GOAL,
+           met == GOP_COUNT ? "met" : "MISSED", met, GOP_COUNT);
+    printf("data checked: PE 1's word after every put and atomic batch, PE 0's last get and fetch: ok\n");
+    fflush(stdout);
+}
+
 /* ------------------------------------------------------------ report */
 
 static void bench_header(const bench_t *b, long cores, int host_ranks)
@@ -386,7 +527,8 @@ static void bench_usage(FILE *out)
                  "  --iters N    operations per batch, at most (default 10000; fewer where a batch would\n"
                  "               pass 0.02 s or move more than 64 MiB)\n"
                  "  --batches N  batches per figure, the best counts (default 5)\n"
-                 "  --quick      4 sizes, few operations and 3 batches, for smoke tests\n");
+                 "  --quick      4 sizes, few operations and 3 batches, for smoke tests\n"
+                 "  --globals    only the table of globals against the heap\n");
 }
 
 /* 0 on success, 1 on a bad command line (a message was printed by rank 0),
@@ -400,6 +542,10 @@ static int bench_parse_args(int argc, char **argv, int me, bench_opts_t *o)
         const char *a = argv[i], *val;
         if (strcmp(a, "--quick") == 0) {
             quick = 1;
+            continue;
+        }
+        if (strcmp(a, "--globals") == 0) {
+            o->globals = 1;
             continue;
         }
         if (bench_is_help(me, a, bench_usage)) return 2;
@@ -428,7 +574,9 @@ static void bench_setup(bench_t *b)
     void *mem = NULL;
 
     b->sym = shmem_malloc(BENCH_MAX_SIZE);
-    if (b->sym == NULL) BENCH_FAIL(b, "shmem_malloc", shoal_last_error(b->sh));
+    b->heap_word = shmem_malloc(64);
+    if (b->sym == NULL || b->heap_word == NULL) BENCH_FAIL(b, "shmem_malloc", shoal_last_error(b->sh));
+    memset(b->heap_word, 0, 64);
     memset(b->sym, 0, BENCH_MAX_SIZE);
     BENCH_MPI(b, MPI_Win_allocate(BENCH_MAX_SIZE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &b->win), "MPI_Win_allocate");
     b->win_mem = mem;
@@ -449,6 +597,7 @@ static void bench_teardown(bench_t *b)
 {
     BENCH_MPI(b, MPI_Win_unlock_all(b->win), "MPI_Win_unlock_all");
     BENCH_MPI(b, MPI_Win_free(&b->win), "MPI_Win_free");
+    shmem_free(b->heap_word);
     shmem_free(b->sym);
     free(b->src);
     free(b->dst);
@@ -484,11 +633,13 @@ int main(int argc, char **argv)
     bench_setup(&b);
     bench_header(&b, cores, host_ranks);
 
-    nf = bench_figs(&b, figs);
-    for (int pass = 0; pass <= b.o.batches; pass++)
-        for (int f = 0; f < nf; f++) bench_fig_pass(&b, &figs[f], pass);
-
-    if (b.me == 0) bench_report(&b, figs, nf, cores);
+    if (!b.o.globals) {
+        nf = bench_figs(&b, figs);
+        for (int pass = 0; pass <= b.o.batches; pass++)
+            for (int f = 0; f < nf; f++) bench_fig_pass(&b, &figs[f], pass);
+        if (b.me == 0) bench_report(&b, figs, nf, cores);
+    }
+    bench_globals(&b);
 
     bench_teardown(&b);
     shmem_finalize();

@@ -1,11 +1,13 @@
 /*
- * OpenSHMEM 1.5 on shoal (C and C++; deprecated routines and Fortran are
- * not provided). Every routine is a thin call into shoal's native API
- * (shoal.h) on one default instance that shmem_init creates on
- * MPI_COMM_WORLD, with its heap on the host. Routines that OpenSHMEM
- * defines without a return value stop the job on an error: they print
- * shoal's message (PE, call, cause) on stderr and call MPI_Abort, as
- * other implementations do; shoal's own API keeps returning statuses.
+ * OpenSHMEM 1.5 on shoal (C and C++, no Fortran; what 1.5 deprecates but
+ * still requires, and shmem_pcontrol, are in shmem_deprecated.h, the
+ * profiling interface's pshmem_ names in pshmem.h). Every routine is a
+ * thin call into shoal's native API (shoal.h) on one default instance that
+ * shmem_init creates on MPI_COMM_WORLD, with its heap on the host.
+ * Routines that OpenSHMEM defines without a return value stop the job on
+ * an error: they print shoal's message (PE, call, cause) on stderr and
+ * call MPI_Abort, as other implementations do; shoal's own API keeps
+ * returning statuses.
  *
  * Globals and statics are symmetric: shmem_init registers the program's
  * data and bss segments (shoal_register), so they can be the symmetric
@@ -34,6 +36,15 @@ extern "C" {
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
 #define SHMEM_VENDOR_STRING "shoal OpenSHMEM"
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+/* shmem4py and other tools recognise an implementation by its macros, and
+ * a complete 1.5 one (teams, contexts, signals, typed collectives,
+ * shmem_pcontrol) by these two, which Sandia OpenSHMEM defines: without
+ * them shmem4py declares stand-ins of its own for much of the API, which
+ * clash with these declarations. SHMEM_FUNCTION_ATTRIBUTES is the
+ * attribute of the layer's declarations (shmem_deprecated.h, pshmem.h):
+ * exported from libshoal.so, which hides what it does not export. */
+#define SHMEM_DEF_H
+#define SHMEM_FUNCTION_ATTRIBUTES SHOAL_EXPORT
 
 enum { SHMEM_THREAD_SINGLE, SHMEM_THREAD_FUNNELED, SHMEM_THREAD_SERIALIZED, SHMEM_THREAD_MULTIPLE };
 
@@ -340,5 +351,7 @@ SHOAL_REDUCE_COMPLEX_TYPES(SHMEM__REDUCE_CPLX_DECL)
 
 /* The type-generic interfaces: C11 _Generic (shmem_generic.h), C++ overloads. */
 #include "shmem_generic.h"
+#include "shmem_deprecated.h"
+#include "shmem_activeset.h"
 
 #endif /* SHMEM_H */

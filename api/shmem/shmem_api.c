@@ -1,6 +1,7 @@
 /* OpenSHMEM 1.5 on shoal (api/shmem/shmem.h): the library's life (init joins an
- * MPI program or starts MPI itself; finalize ends MPI only then), memory,
- * teams and contexts. The communication routines are in api/shmem/shmem_ops.c.
+ * MPI program or starts MPI itself; finalize ends MPI only then, and runs
+ * at exit where the program does not call it), memory, teams and
+ * contexts. The communication routines are in api/shmem/shmem_ops.c.
  * A shoal error in a routine that OpenSHMEM defines without a status
  * prints shoal's message and aborts the job (shmem__die). */
 #ifndef _GNU_SOURCE
@@ -9,15 +10,18 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shmem.h"
 #include "shmem_internal.h"
 #include "base/shoal_instance.h"
 
 SHMEM__HIDDEN shoal_t shmem__sh;
+SHMEM__HIDDEN unsigned long shmem__epoch;
 shmem_team_t shmem__team_world, shmem__team_shared;
 struct shmem__ctx shmem__ctx_default = {.magic = SHMEM__CTX_MAGIC};
 static int shmem__mpi_ours;  /* shmem_init started MPI: shmem_finalize ends it */
@@ -31,6 +35,31 @@ void shmem__die(const char *call, int status)
     fflush(stdout);
     MPI_Abort(MPI_COMM_WORLD, 1);
     abort(); /* MPI_Abort returned: not in an MPI job */
+}
+
+/* What shoal's messages about the layer's instance call shoal's calls: the
+ * OpenSHMEM routine a program called (shoal_put is shmem_putmem, ...),
+ * else the same name with OpenSHMEM's prefix (shoal_double_put). */
+static const shoal__names_t shmem__names[] = {
+    {"shoal_put", "shmem_putmem"},
+    {"shoal_get", "shmem_getmem"},
+    {"shoal_put_nbi", "shmem_putmem_nbi"},
+    {"shoal_get_nbi", "shmem_getmem_nbi"},
+    {"shoal_put_signal", "shmem_putmem_signal"},
+    {"shoal_put_signal_nbi", "shmem_putmem_signal_nbi"},
+    {"shoal_register", "shmem_init (registering the program's globals)"},
+    {"shoal_register_shared", "shmem_init (registering the program's globals)"},
+    {"shoal_deregister", "shmem_finalize (deregistering the program's globals)"},
+    {"shoal_team_barrier", "shmem_team_sync"},
+    {"shoal_", "shmem_"},
+    {NULL, NULL},
+};
+
+int shmem__fail(const char *call, int status)
+{
+    fprintf(stderr, "%s: %s (%s)\n", call, shoal_last_error(shmem__sh), shoal_strerror(status));
+    fflush(stderr);
+    return status;
 }
 
 void shmem__uninit(const char *call)
@@ -101,7 +130,12 @@ static int shmem__shmem_level(int mpi_level)
  * globals and statics are symmetric. The main program is the first object
  * dl_iterate_phdr reports. GNU ld makes one writable PT_LOAD of them; lld
  * two (the RELRO part, .got and .data.rel.ro, then .data and .bss): every
- * one is registered. */
+ * one is registered, with shoal_register_shared, so that node peers reach
+ * the globals with loads and stores. Each is widened to whole pages: the
+ * segment's first and last pages belong to its mapping alone (the kernel
+ * starts the brk heap on a later page), so the pages where the first and
+ * last globals live are shared too; segments that then share a page are
+ * one range. */
 #define SHMEM__MAX_SEGS 8
 typedef struct shmem__segs {
     struct {
@@ -114,24 +148,56 @@ typedef struct shmem__segs {
 static int shmem__find_data(struct dl_phdr_info *info, size_t size, void *arg)
 {
     shmem__segs_t *segs = arg;
+    long sys_pg = sysconf(_SC_PAGESIZE);
+    uintptr_t pg = sys_pg > 0 ? (uintptr_t)sys_pg : 4096;
     (void)size;
     for (int i = 0; i < info->dlpi_phnum && segs->n < SHMEM__MAX_SEGS; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && ph->p_memsz > 0) {
-            segs->seg[segs->n].base = (char *)(info->dlpi_addr + ph->p_vaddr);
-            segs->seg[segs->n].size = ph->p_memsz;
+            uintptr_t lo = (uintptr_t)(info->dlpi_addr + ph->p_vaddr) / pg * pg;
+            uintptr_t hi = ((uintptr_t)(info->dlpi_addr + ph->p_vaddr + ph->p_memsz) + pg - 1) / pg * pg;
+            if (segs->n > 0 && lo < (uintptr_t)(segs->seg[segs->n - 1].base + segs->seg[segs->n - 1].size)) {
+                /* The page of the previous segment's end (segments come in
+                 * address order): one range. */
+                char *prev = segs->seg[segs->n - 1].base;
+                if (hi > (uintptr_t)(prev + segs->seg[segs->n - 1].size))
+                    segs->seg[segs->n - 1].size = (size_t)(hi - (uintptr_t)prev);
+                continue;
+            }
+            segs->seg[segs->n].base = (char *)lo;
+            segs->seg[segs->n].size = (size_t)(hi - lo);
             segs->n++;
         }
     }
     return 1; /* the main program only */
 }
 
+/* Implicit finalization, which OpenSHMEM 1.5 keeps for programs that never
+ * call shmem_finalize (start_pes' among them): at a normal exit, as
+ * shmem_finalize does it (collectively; MPI ended where shmem_init started
+ * it). A PE that exits with another status finalizes nothing: the others
+ * may never come to meet it (mpiexec takes them down); nor can it be done
+ * once the program ended MPI itself. on_exit gives that status (atexit
+ * where the C library has no on_exit). */
+static void shmem__exit_finalize(int status, void *arg)
+{
+    int done = 0;
+    (void)arg;
+    if (shmem__sh == NULL || status != 0) return;
+    if (MPI_Finalized(&done) != MPI_SUCCESS || done) return;
+    shmem_finalize();
+}
+#ifndef __GLIBC__
+static void shmem__exit_finalize_any(void) { shmem__exit_finalize(0, NULL); }
+#endif
+
 static void shmem__start(int requested)
 {
+    static int exit_hooked; /* shmem__exit_finalize registered (once per process) */
     shoal_config_t cfg;
     shmem__segs_t segs = {.n = 0};
-    const char *v;
-    int inited = 0, level = MPI_THREAD_SINGLE, rc;
+    const char *v, *var;
+    int inited = 0, level = MPI_THREAD_SINGLE, rank = 0, rc;
 
     if (shmem__sh != NULL) return; /* called again: nothing more */
     if (MPI_Initialized(&inited) != MPI_SUCCESS) inited = 0;
@@ -144,13 +210,16 @@ static void shmem__start(int requested)
     } else if (MPI_Query_thread(&level) != MPI_SUCCESS)
         level = MPI_THREAD_SINGLE;
     shmem__provided = shmem__shmem_level(level);
-    if (getenv("SHMEM_DEBUG") != NULL && getenv("SHOAL_DEBUG") == NULL) setenv("SHOAL_DEBUG", "INFO", 0);
+    /* Before shoal_init: SHMEM_INFO explains the variables also where one
+     * of them makes it fail. World rank 0 is PE 0. */
+    if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) shmem__env_report(rank);
+    if (shmem__env("SHMEM_DEBUG", NULL) != NULL && getenv("SHOAL_DEBUG") == NULL) setenv("SHOAL_DEBUG", "INFO", 0);
     shoal_config_init(&cfg);
     if (getenv("SHOAL_HEAP_KIND") == NULL) cfg.heap_kind = SHOAL_HEAP_HOST; /* SHMEM programs read their heap */
-    if ((v = getenv("SHMEM_SYMMETRIC_SIZE")) != NULL) {
+    if ((v = shmem__env("SHMEM_SYMMETRIC_SIZE", &var)) != NULL) {
         size_t n = shmem__parse_size(v);
         if (n == 0) {
-            fprintf(stderr, "shmem_init: SHMEM_SYMMETRIC_SIZE=%s is not a size (such as 512m or 2g)\n", v);
+            fprintf(stderr, "shmem_init: PE %d: %s=%s is not a size (such as 512m or 2g)\n", rank, var, v);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         cfg.heap_size = n;
@@ -161,14 +230,24 @@ static void shmem__start(int requested)
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    shmem__sh->names = shmem__names; /* messages name OpenSHMEM's calls */
+    shmem__epoch++;
     shmem__team_world = shoal_team_world(shmem__sh);
     shmem__team_shared = shoal_team_node(shmem__sh);
     shmem__ctx_default.sh = shmem__sh;
     shmem__ctx_default.team = shmem__team_world;
     dl_iterate_phdr(shmem__find_data, &segs);
     for (int i = 0; i < segs.n; i++) {
-        rc = shoal_register(shmem__sh, segs.seg[i].base, segs.seg[i].size);
+        rc = shoal_register_shared(shmem__sh, segs.seg[i].base, segs.seg[i].size);
         if (rc != SHOAL_SUCCESS) shmem__die("shmem_init (registering the program's data)", rc);
+    }
+    if (!exit_hooked) {
+        exit_hooked = 1;
+#ifdef __GLIBC__
+        on_exit(shmem__exit_finalize, NULL);
+#else
+        atexit(shmem__exit_finalize_any);
+#endif
     }
 }
 
@@ -239,8 +318,9 @@ int shmem_addr_accessible(const void *addr, int pe)
     return shmem_pe_accessible(pe) && shoal_addr_accessible(shmem__sh, addr, pe) == 1;
 }
 
-/* pe's copy of dest where this PE can load and store it: heap memory of
- * the PEs of this node; registered memory (globals) of this PE only. */
+/* pe's copy of dest where this PE can load and store it: heap memory and
+ * globals (shared by shmem_init's shoal_register_shared) of the PEs of
+ * this node. */
 void *shmem_ptr(const void *dest, int pe)
 {
     SHMEM__NEED("shmem_ptr");
@@ -435,9 +515,9 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 
 int shmem_team_sync(shmem_team_t team)
 {
+    SHMEM__NEED("shmem_team_sync");
     if (team == SHMEM_TEAM_INVALID) return -1;
-    SHMEM__OK("shmem_team_sync", shoal_team_sync(team));
-    return 0;
+    return SHMEM__RET("shmem_team_sync", shoal_team_sync(team));
 }
 
 /* --------------------------------------------------------------- contexts */

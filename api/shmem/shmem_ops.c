@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "shmem_internal.h"
+#include "shoal_api_internal.h"
+#include "team/shoal_reduce.h"
 #include "base/shoal_instance.h"
 #include "ops/shoal_rma.h"
 
@@ -520,9 +522,12 @@ void shmem_quiet(void)
 }
 
 /* A context's quiet completes its operations (and, sharing the default
- * context's progress, every other of this PE's). */
+ * context's progress, every other of this PE's). SHMEM_CTX_INVALID (what
+ * shmem_team_create_ctx gives a PE outside its team) has no operations:
+ * its quiet and fence do nothing. */
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
+    if (ctx == SHMEM_CTX_INVALID) return;
     (void)shmem__pe(ctx, 0, "shmem_ctx_quiet");
     shmem_quiet();
 }
@@ -535,6 +540,7 @@ void shmem_fence(void)
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
+    if (ctx == SHMEM_CTX_INVALID) return;
     (void)shmem__pe(ctx, 0, "shmem_ctx_fence");
     shmem_fence();
 }
@@ -553,84 +559,117 @@ void shmem_sync_all(void)
 
 /* ------------------------------------------------------------ collectives */
 
-#define SHMEM__TEAM(team, call)                                                                                        \
-    do {                                                                                                               \
-        SHMEM__NEED(call);                                                                                             \
-        if ((team) == SHMEM_TEAM_INVALID) return -1;                                                                   \
-    } while (0)
+/* The team collectives return a status (1.5: zero on success, nonzero
+ * otherwise) instead of ending the job: SHMEM_TEAM_INVALID is -1 without
+ * a message; a failure prints shoal's message, which names the OpenSHMEM
+ * routine, and returns its status. Each runs shoal's collective under the
+ * routine's own name. */
+static int shmem__coll(shmem_team_t team, const char *call, shoal__coll_args_t a)
+{
+    SHMEM__NEED(call);
+    if (team == SHMEM_TEAM_INVALID) return -1;
+    if (!shoal__team_live(team)) return shmem__fail(call, shoal__bad_team(team, call));
+    return SHMEM__RET(call, shoal__coll_api(team, call, &a));
+}
 
 #define SHMEM__COLL_DEF(T, N)                                                                                          \
     int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root)                 \
     {                                                                                                                  \
-        SHMEM__TEAM(team, "shmem_" #N "_broadcast");                                                                   \
-        SHMEM__OK("shmem_" #N "_broadcast", shoal_##N##_broadcast(team, dest, source, nelems, PE_root));               \
-        return 0;                                                                                                      \
+        return shmem__coll(team, "shmem_" #N "_broadcast",                                                             \
+                           (shoal__coll_args_t){.tc = SHOAL__TC_BCAST,                                                 \
+                                                .dt = SHOAL__DT_##N,                                                   \
+                                                .dest = dest,                                                          \
+                                                .src = source,                                                         \
+                                                .nelems = nelems,                                                      \
+                                                .root = PE_root});                                                     \
     }                                                                                                                  \
     int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)                                \
     {                                                                                                                  \
-        SHMEM__TEAM(team, "shmem_" #N "_collect");                                                                     \
-        SHMEM__OK("shmem_" #N "_collect", shoal_##N##_collect(team, dest, source, nelems));                            \
-        return 0;                                                                                                      \
+        return shmem__coll(team, "shmem_" #N "_collect",                                                               \
+                           (shoal__coll_args_t){.tc = SHOAL__TC_COLLECT,                                               \
+                                                .dt = SHOAL__DT_##N,                                                   \
+                                                .dest = dest,                                                          \
+                                                .src = source,                                                         \
+                                                .nelems = nelems});                                                    \
     }                                                                                                                  \
     int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)                               \
     {                                                                                                                  \
-        SHMEM__TEAM(team, "shmem_" #N "_fcollect");                                                                    \
-        SHMEM__OK("shmem_" #N "_fcollect", shoal_##N##_fcollect(team, dest, source, nelems));                          \
-        return 0;                                                                                                      \
+        return shmem__coll(team, "shmem_" #N "_fcollect",                                                              \
+                           (shoal__coll_args_t){.tc = SHOAL__TC_FCOLLECT,                                              \
+                                                .dt = SHOAL__DT_##N,                                                   \
+                                                .dest = dest,                                                          \
+                                                .src = source,                                                         \
+                                                .nelems = nelems});                                                    \
     }                                                                                                                  \
     int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)                               \
     {                                                                                                                  \
-        SHMEM__TEAM(team, "shmem_" #N "_alltoall");                                                                    \
-        SHMEM__OK("shmem_" #N "_alltoall", shoal_##N##_alltoall(team, dest, source, nelems));                          \
-        return 0;                                                                                                      \
+        return shmem__coll(team, "shmem_" #N "_alltoall",                                                              \
+                           (shoal__coll_args_t){.tc = SHOAL__TC_ALLTOALL,                                              \
+                                                .dt = SHOAL__DT_##N,                                                   \
+                                                .dest = dest,                                                          \
+                                                .src = source,                                                         \
+                                                .nelems = nelems});                                                    \
     }                                                                                                                  \
     int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,               \
                               size_t nelems)                                                                           \
     {                                                                                                                  \
-        SHMEM__TEAM(team, "shmem_" #N "_alltoalls");                                                                   \
-        SHMEM__OK("shmem_" #N "_alltoalls", shoal_##N##_alltoalls(team, dest, source, dst, sst, nelems));              \
-        return 0;                                                                                                      \
+        return shmem__coll(team, "shmem_" #N "_alltoalls",                                                             \
+                           (shoal__coll_args_t){.tc = SHOAL__TC_ALLTOALLS,                                             \
+                                                .dt = SHOAL__DT_##N,                                                   \
+                                                .dest = dest,                                                          \
+                                                .src = source,                                                         \
+                                                .nelems = nelems,                                                      \
+                                                .dst = dst,                                                            \
+                                                .sst = sst});                                                          \
     }
 SHOAL_RMA_TYPES(SHMEM__COLL_DEF)
 #undef SHMEM__COLL_DEF
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
 {
-    SHMEM__TEAM(team, "shmem_broadcastmem");
-    SHMEM__OK("shmem_broadcastmem", shoal_broadcastmem(team, dest, source, nelems, PE_root));
-    return 0;
+    return shmem__coll(team, "shmem_broadcastmem",
+                       (shoal__coll_args_t){.tc = SHOAL__TC_BCAST,
+                                            .dest = dest,
+                                            .src = source,
+                                            .nelems = nelems,
+                                            .root = PE_root});
 }
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    SHMEM__TEAM(team, "shmem_collectmem");
-    SHMEM__OK("shmem_collectmem", shoal_collectmem(team, dest, source, nelems));
-    return 0;
+    return shmem__coll(team, "shmem_collectmem",
+                       (shoal__coll_args_t){.tc = SHOAL__TC_COLLECT, .dest = dest, .src = source, .nelems = nelems});
 }
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    SHMEM__TEAM(team, "shmem_fcollectmem");
-    SHMEM__OK("shmem_fcollectmem", shoal_fcollectmem(team, dest, source, nelems));
-    return 0;
+    return shmem__coll(team, "shmem_fcollectmem",
+                       (shoal__coll_args_t){.tc = SHOAL__TC_FCOLLECT, .dest = dest, .src = source, .nelems = nelems});
 }
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    SHMEM__TEAM(team, "shmem_alltoallmem");
-    SHMEM__OK("shmem_alltoallmem", shoal_alltoallmem(team, dest, source, nelems));
-    return 0;
+    return shmem__coll(team, "shmem_alltoallmem",
+                       (shoal__coll_args_t){.tc = SHOAL__TC_ALLTOALL, .dest = dest, .src = source, .nelems = nelems});
 }
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
-    SHMEM__TEAM(team, "shmem_alltoallsmem");
-    SHMEM__OK("shmem_alltoallsmem", shoal_alltoallsmem(team, dest, source, dst, sst, nelems));
-    return 0;
+    return shmem__coll(team, "shmem_alltoallsmem",
+                       (shoal__coll_args_t){.tc = SHOAL__TC_ALLTOALLS,
+                                            .dest = dest,
+                                            .src = source,
+                                            .nelems = nelems,
+                                            .dst = dst,
+                                            .sst = sst});
 }
 
 #define SHMEM__REDUCE_DEF1(T, N, OP)                                                                                   \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)                         \
     {                                                                                                                  \
-        SHMEM__TEAM(team, "shmem_" #N "_" #OP "_reduce");                                                              \
-        SHMEM__OK("shmem_" #N "_" #OP "_reduce", shoal_##N##_##OP##_reduce(team, dest, source, nreduce));              \
-        return 0;                                                                                                      \
+        return shmem__coll(team, "shmem_" #N "_" #OP "_reduce",                                                        \
+                           (shoal__coll_args_t){.tc = SHOAL__TC_REDUCE,                                                \
+                                                .dt = SHOAL__DT_##N,                                                   \
+                                                .op = SHOAL__OP_##OP,                                                  \
+                                                .dest = dest,                                                          \
+                                                .src = source,                                                         \
+                                                .nelems = nreduce});                                                   \
     }
 #define SHMEM__REDUCE_BIT_DEF(T, N)                                                                                    \
     SHMEM__REDUCE_DEF1(T, N, and) SHMEM__REDUCE_DEF1(T, N, or) SHMEM__REDUCE_DEF1(T, N, xor)

@@ -72,14 +72,30 @@ void shoal__error_forget(shoal_t sh)
     }
 }
 
+const char *shoal__say(shoal_t sh, const char *name, char *buf, size_t len)
+{
+    if (sh == NULL || sh->names == NULL || name == NULL) return name;
+    for (const shoal__names_t *r = sh->names; r->shoal != NULL; r++) {
+        size_t n = strlen(r->shoal);
+        if (strcmp(name, r->shoal) == 0) return r->layer;
+        if (n > 0 && r->shoal[n - 1] == '_' && strncmp(name, r->shoal, n) == 0) {
+            snprintf(buf, len, "%s%s", r->layer, name + n);
+            return buf;
+        }
+    }
+    return name;
+}
+
 int shoal__error(shoal_t sh, int status, const char *call, const char *fmt, ...)
 {
     bool live = sh != NULL && sh->magic == SHOAL__MAGIC_LIVE;
     char *buf = live ? shoal__thread_err.msg : shoal__global_err;
     size_t len = SHOAL__ERR_LEN;
+    char said[128];
     int n;
     va_list ap;
 
+    if (live) call = shoal__say(sh, call, said, sizeof(said));
     if (call == NULL)
         n = 0; /* the message is complete already */
     else if (live)

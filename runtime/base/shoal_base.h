@@ -23,8 +23,9 @@
 #define SHOAL__LIKELY(x) __builtin_expect(!!(x), 1)
 #define SHOAL__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SHOAL__CACHELINE 64
-/* Every heap base is aligned to this; shoal_align accepts up to it. */
-#define SHOAL__HEAP_BASE_ALIGN ((size_t)2 << 20)
+/* Every heap base is aligned to this; shoal_align accepts up to it
+ * (OpenSHMEM programs ask shmem_align for up to 8 MiB). */
+#define SHOAL__HEAP_BASE_ALIGN ((size_t)8 << 20)
 /* The largest heap per PE: 256 TiB (heap, alignment and the node's sum stay
  * far from overflowing MPI_Aint and size_t). */
 #define SHOAL__HEAP_MAX ((size_t)1 << 48)

@@ -40,5 +40,9 @@ SHOAL__HIDDEN int shoal__mpi_error(shoal_t sh, const char *call, const char *wha
 SHOAL__HIDDEN void shoal__error_forget(shoal_t sh);
 /* The error for a dead or NULL handle, naming the call. */
 SHOAL__HIDDEN int shoal__bad_instance(shoal_t sh, const char *call);
+/* name ("shoal_malloc") as sh's API layer calls it ("shmem_malloc"), for
+ * messages; name itself where the layer has no other name or sh is NULL.
+ * buf (len bytes) holds a renamed prefix's result. */
+SHOAL__HIDDEN const char *shoal__say(shoal_t sh, const char *name, char *buf, size_t len);
 
 #endif /* SHOAL_ERROR_H */

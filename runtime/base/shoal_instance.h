@@ -12,6 +12,15 @@
 #include "base/shoal_wait.h"
 #include "heap/shoal_alloc.h" /* the allocator's state (types only) */
 
+/* How an API layer (the OpenSHMEM layer) names shoal's calls, so that
+ * messages about its instance name what its program called: rows of
+ * {shoal's name, the layer's}, tried in order; a row whose shoal name
+ * ends in '_' renames every call with that prefix; a row of NULLs ends
+ * them. */
+typedef struct shoal__names {
+    const char *shoal, *layer;
+} shoal__names_t;
+
 /* One transport's ops table: runtime/transport/transport.h. */
 struct shoal__tp_ops;
 
@@ -28,6 +37,8 @@ struct shoal_instance {
     uint32_t magic;
     int my_pe, n_pes;
     shoal_config_t cfg;
+    const shoal__names_t
+        *names; /* the API layer that made the instance names shoal's calls so (messages); NULL: shoal's own */
     bool heap_size_from_code; /* cfg.heap_size set by the program, not SHOAL_HEAP_SIZE */
     bool heap_size_var_set;   /* SHOAL_HEAP_SIZE is set (and overridden when the above) */
     char heap_size_var[80];   /* the variable that sets the heap size: SHOAL_HEAP_SIZE or SHOAL_<NAME>_HEAP_SIZE */

@@ -82,6 +82,7 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
 int shoal__free(shoal_t sh, void *ptr)
 {
     static const char *call = "shoal_free";
+    char said[64];
     size_t off;
     int rc;
 
@@ -101,8 +102,8 @@ int shoal__free(shoal_t sh, void *ptr)
     rc = shoal__rendezvous(sh, call, SHOAL__COLL_FREE, off);
     if (rc != SHOAL_SUCCESS || off == SHOAL__FREE_NULL) return rc;
     if (off == SIZE_MAX)
-        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
-                            "%p was not returned by shoal_malloc, or was already freed", ptr);
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%p was not returned by %s, or was already freed", ptr,
+                            shoal__say(sh, "shoal_malloc", said, sizeof(said)));
     shoal__alloc_lock(sh, true);
     rc = shoal__alloc_put(&sh->alloc, off);
     shoal__alloc_unlock(sh);

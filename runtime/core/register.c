@@ -17,17 +17,29 @@
  * A GPU range (an instance with a GPU heap) has no window: its transports
  * map the peers' copies where they can (cuda_ipc opens their IPC
  * handles), the staged ones reach them through the peers' proxies, and
- * the same allgather agrees that every PE's part worked. */
+ * the same allgather agrees that every PE's part worked.
+ *
+ * A host range of shoal_register_shared is shared first, before its
+ * window exists (the window then covers the memory as it stays): each PE
+ * moves its part (runtime/heap/register_share.c) into an object of its own,
+ * the node's PEs tell each other the names (a bounded allgather over the
+ * node), each maps its node peers' parts, and the allgather above also
+ * says whether every PE mapped every node peer's part: only then, and on
+ * one node, are atomics on the parts CPU atomics (one mechanism per word,
+ * decided alike on every PE); else all of the range's atomics stay on its
+ * window. Each PE removes its object's name after that allgather, when
+ * every node peer has mapped it. Where a part cannot be made or mapped,
+ * the range works as shoal_register's, and the INFO log says why. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/shoal_core.h"
 #include "heap/shoal_register.h"
+#include "ops/shoal_coll.h"
 #include "ops/shoal_rma.h"
 #include "transport/transport.h"
 #if SHOAL_HAVE_CUDA
 #include "heap/shoal_gpu.h"
-#include "core/shoal_core.h"
-#include "ops/shoal_coll.h"
 #endif
 
 /* What each PE says of its window, after the displacement. */
@@ -36,6 +48,11 @@ enum {
     SHOAL__REG_FAILED = 1,    /* the window exists, a later step failed: the PEs free it together */
     SHOAL__REG_NO_WINDOW = 2, /* MPI_Win_create failed: nobody can free the others' windows */
 };
+
+/* Words each PE gives the allgather after the window: the displacement,
+ * SHOAL__REG_OK.., and (shoal_register_shared) SHOAL__REG_MAPPED_ALL. */
+#define SHOAL__REG_WORDS 3
+#define SHOAL__REG_MAPPED_ALL 1 /* this PE mapped the part of every node peer that has one */
 
 /* This PE's arguments, before the PEs meet. *gpu_p: base is GPU memory. */
 static int shoal__reg_args(shoal_t sh, const char *call, void *base, size_t size, bool *gpu_p)
@@ -76,11 +93,12 @@ static int shoal__reg_args(shoal_t sh, const char *call, void *base, size_t size
     return SHOAL_SUCCESS;
 }
 
-/* The meeting's argument: the size, and whether it is GPU memory (PEs
- * that disagree on that are named, as for sizes). */
-static uint64_t shoal__reg_arg(size_t size, bool gpu)
+/* The meeting's argument: the size, whether it is GPU memory and whether
+ * shoal_register_shared was called (PEs that disagree on either are named,
+ * as for sizes). */
+static uint64_t shoal__reg_arg(size_t size, bool gpu, bool shared)
 {
-    return (uint64_t)size | (gpu && size > 0 ? SHOAL__REG_ARG_GPU : 0);
+    return (uint64_t)size | (gpu && size > 0 ? SHOAL__REG_ARG_GPU : 0) | (shared ? SHOAL__REG_ARG_SHARED : 0);
 }
 
 /* The lowest segment no live GPU range holds (0: none left). The same on
@@ -102,6 +120,10 @@ static void shoal__reg_free_local(shoal__reg_t *r)
     free(r->disp);
     free(r->pending);
     free(r->peer);
+    free(r->part_lo);
+    free(r->part_hi);
+    free(r->part_map);
+    free(r->parts);
     free(r);
 }
 
@@ -122,36 +144,40 @@ static int shoal__reg_close(shoal_t sh, const char *call, shoal__reg_t *r)
     /* Broken: peers are out of step, the window is left to MPI. */
     if (!sh->broken && r->win != MPI_WIN_NULL && (mrc = MPI_Win_free(&r->win)) != MPI_SUCCESS && rc == SHOAL_SUCCESS)
         rc = shoal__mpi_error(sh, call, "MPI_Win_free (a registered range)", mrc);
+    /* Once the window is freed nothing reaches the pages through MPI, and
+     * every PE met here: the parts can go. Broken: peers may still write
+     * into this PE's part, which stays. */
+    if (!sh->broken) shoal__reg_share_end(sh, r);
     shoal__reg_free_local(r);
     return rc;
 }
 
-/* Every PE's two words (displacement, SHOAL__REG_*) into all[0 .. 2 *
- * n_pes), this PE's from all + 2 * n_pes: a non-blocking allgather over
- * sh->comm, polled for at most SHOAL_TIMEOUT (every PE met and made the
- * window, so only a PE that stopped keeps it waiting). On a failure the
- * instance is broken, and on a timeout *all_p is left to MPI (NULL). */
-static int shoal__reg_gather(shoal_t sh, const char *call, size_t size, int64_t **all_p)
+/* A non-blocking allgather over comm (n processes) of bytes bytes each,
+ * from buf + n * bytes into buf, polled for at most SHOAL_TIMEOUT (every
+ * PE met, so only a PE that stopped keeps it waiting); what names the
+ * step in messages. On a failure the instance is broken, and on a timeout
+ * buf is left to MPI (*abandoned_p). */
+static int shoal__reg_allgather(shoal_t sh, const char *call, MPI_Comm comm, int n, size_t bytes, void *buf,
+                                bool *abandoned_p, const char *what, size_t size)
 {
-    int64_t *all = *all_p;
     MPI_Request req;
     double start = shoal__now();
     unsigned spins = 0, polls = 0;
     int done = 0, mrc;
 
-    mrc = MPI_Iallgather(all + 2 * (size_t)sh->n_pes, 2, MPI_INT64_T, all, 2, MPI_INT64_T, sh->comm, &req);
+    *abandoned_p = false;
+    mrc = MPI_Iallgather((char *)buf + (size_t)n * bytes, (int)bytes, MPI_BYTE, buf, (int)bytes, MPI_BYTE, comm, &req);
     while (mrc == MPI_SUCCESS && !done) {
         mrc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (mrc != MPI_SUCCESS || done) break;
         if (sh->cfg.timeout > 0 && (++polls & 255) == 0 && shoal__now() - start > sh->cfg.timeout) {
-            shoal__abandon(sh, req, all);
-            *all_p = NULL;
+            shoal__abandon(sh, req, buf);
+            *abandoned_p = true;
             sh->broken = true;
             return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
-                                "timed out after %g s waiting for the other PEs to set up the MPI window of "
-                                "shoal_register(%zu bytes), which they all entered; only shoal_finalize is possible "
-                                "now",
-                                sh->cfg.timeout, size);
+                                "timed out after %g s waiting for the other PEs to set up %s of %s(%zu bytes), "
+                                "which they all entered; only shoal_finalize is possible now",
+                                sh->cfg.timeout, what, call, size);
         }
         shoal__wait_progress(sh, &spins);
     }
@@ -160,19 +186,131 @@ static int shoal__reg_gather(shoal_t sh, const char *call, size_t size, int64_t 
     return shoal__mpi_error(sh, call, "MPI_Iallgather (the windows of shoal_register)", mrc);
 }
 
-/* After the PEs met: r's window, every PE's displacement, and the PEs'
- * agreement that each part worked. all: 2 * n_pes + 2 words. On success r
- * is ready; else this PE's error, or SHOAL_ERR_NOT_SYMMETRIC naming the PE
- * that failed (the window freed where every PE has one). */
+/* Every PE's SHOAL__REG_WORDS words (displacement, SHOAL__REG_*, sharing)
+ * into all[0 .. SHOAL__REG_WORDS * n_pes), this PE's from there on, over
+ * sh->comm. On a timeout *all_p is left to MPI (NULL). */
+static int shoal__reg_gather(shoal_t sh, const char *call, size_t size, int64_t **all_p)
+{
+    bool abandoned;
+    int rc = shoal__reg_allgather(sh, call, sh->comm, sh->n_pes, SHOAL__REG_WORDS * sizeof(int64_t), *all_p, &abandoned,
+                                  "the MPI window", size);
+    if (abandoned) *all_p = NULL;
+    return rc;
+}
+
+/* Is r to be shared with node peers here? NULL where it is, else why not
+ * (for the INFO log). */
+static const char *shoal__reg_share_refused(shoal_t sh)
+{
+    if (sh->disabled & (1u << SHOAL_TRANSPORT_SHM)) return "SHOAL_TRANSPORT_DISABLE has shm";
+    if (sh->n_pes > 1 && sh->node_size < 2) return "no other PE is on this PE's node";
+    return NULL;
+}
+
+/* shoal_register_shared, before r's window exists: this PE's part into an
+ * object of its own (*mine describes it), the parts' names exchanged
+ * between the node's PEs, and every node peer's part mapped here.
+ * *flags_p: SHOAL__REG_MAPPED_ALL where this PE took part and mapped every
+ * node peer's part. Fails only where the node's exchange does (the
+ * instance is broken then); anything else leaves the range to its window
+ * and says why at INFO. */
+static int shoal__reg_share_setup(shoal_t sh, const char *call, shoal__reg_t *r, shoal__reg_part_t *mine,
+                                  int64_t *flags_p)
+{
+    const char *refused = shoal__reg_share_refused(sh);
+    char why[256] = "";
+    bool abandoned = false, mapped_all = refused == NULL;
+    int rc = SHOAL_SUCCESS, me = sh->my_pe, peers = 0;
+
+    memset(mine, 0, sizeof(*mine));
+    *flags_p = 0;
+    if (sh->n_pes == 1) {
+        /* Nobody else: every word is this PE's alone, and its atomics CPU
+         * atomics. */
+        r->part_lo[me] = 0;
+        r->part_hi[me] = r->size;
+        r->part_map[me] = r->base;
+        *flags_p = SHOAL__REG_MAPPED_ALL;
+        return SHOAL_SUCCESS;
+    }
+    if (refused == NULL) {
+        shoal__reg_share_make(sh, r, mine, why, sizeof(why));
+        if (mine->name[0] == '\0')
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_RMA,
+                       "%s: [%p, +%zu): node peers reach this PE's copy through its MPI window: %s", call, r->base,
+                       r->size, why);
+        else
+            r->part_lo[me] = (size_t)mine->lo, r->part_hi[me] = (size_t)mine->hi, r->part_map[me] = r->base + mine->lo;
+    }
+    if (sh->node_size > 1) {
+        /* The exchange's buffer came with r (shoal__register): nothing to
+         * allocate here, where a PE that failed would leave its node peers
+         * waiting. */
+        shoal__reg_part_t *parts = r->parts;
+        parts[sh->node_size] = *mine;
+        rc = shoal__reg_allgather(sh, call, sh->node_comm, sh->node_size, sizeof(*parts), parts, &abandoned,
+                                  "the shared pages", r->size);
+        if (abandoned) r->parts = NULL;
+        if (rc != SHOAL_SUCCESS) return rc;
+        for (int nr = 0; nr < sh->node_size; nr++) {
+            int pe = sh->node_pes[nr];
+            shoal__reg_part_t *p = &parts[nr];
+            p->name[sizeof(p->name) - 1] = '\0';
+            if (pe == me || refused != NULL || p->name[0] == '\0' || p->lo >= p->hi || p->hi > r->size) continue;
+            if (!shoal__reg_share_map(sh, r, pe, p, why, sizeof(why))) {
+                SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_RMA,
+                           "%s: [%p, +%zu): PE %d's copy is reached through the MPI window: %s", call, r->base, r->size,
+                           pe, why);
+                mapped_all = false;
+                continue;
+            }
+            r->part_lo[pe] = (size_t)p->lo;
+            r->part_hi[pe] = (size_t)p->hi;
+            peers++;
+        }
+    }
+    if (refused != NULL)
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_RMA,
+                   "%s: [%p, +%zu) is not shared with node peers (%s): its MPI window carries every access", call,
+                   r->base, r->size, refused);
+    else
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_RMA,
+                   "%s: [%p, +%zu): this PE's bytes [%zu, %zu) are in shared memory; the parts of %d of its %d node "
+                   "peers are mapped here",
+                   call, r->base, r->size, r->part_lo[me], r->part_hi[me], peers, sh->node_size - 1);
+    if (mapped_all) *flags_p = SHOAL__REG_MAPPED_ALL;
+    return SHOAL_SUCCESS;
+}
+
+/* After the PEs met: the shared pages (shoal_register_shared), r's
+ * window, every PE's displacement, and the PEs' agreement that each part
+ * worked (and on how atomics go). all: SHOAL__REG_WORDS * (n_pes + 1)
+ * words. On success r is ready; else this PE's error, or
+ * SHOAL_ERR_NOT_SYMMETRIC naming the PE that failed (the window freed
+ * where every PE has one, and the pages private again). */
 static int shoal__reg_open(shoal_t sh, const char *call, shoal__reg_t *r, int64_t **all_p)
 {
     size_t shift = (uintptr_t)r->base % SHOAL__REG_WIN_ALIGN;
     char *wbase = r->base - shift;
-    int64_t *mine = *all_p + 2 * (size_t)sh->n_pes, *all;
+    int64_t *mine = *all_p + SHOAL__REG_WORDS * (size_t)sh->n_pes, *all, flags = 0;
+    shoal__reg_part_t part;
     void *seen = NULL;
     char saved[sizeof(sh->err)] = "";
     int rc = SHOAL_SUCCESS, flag = 0, worst = SHOAL__REG_OK, who = -1, mrc;
 
+    memset(&part, 0, sizeof(part));
+    /* The shared pages first: the window then covers the memory as it
+     * stays (MPI may register it with the network). */
+    if (r->shared) {
+        rc = shoal__reg_share_setup(sh, call, r, &part, &flags);
+        if (rc != SHOAL_SUCCESS) {
+            /* The node's exchange failed (the instance is broken): no
+             * meeting follows. */
+            shoal__reg_share_unlink(&part);
+            shoal__reg_share_end(sh, r);
+            return rc;
+        }
+    }
     mrc = MPI_Win_create(wbase, (MPI_Aint)(r->size + shift), 1, MPI_INFO_NULL, sh->comm, &r->win);
     if (mrc != MPI_SUCCESS) {
         r->win = MPI_WIN_NULL; /* the handle is undefined after a failure */
@@ -198,17 +336,35 @@ static int shoal__reg_open(shoal_t sh, const char *call, shoal__reg_t *r, int64_
 out:
     mine[0] = rc == SHOAL_SUCCESS ? (int64_t)(r->base - (char *)seen) : 0;
     mine[1] = r->win == MPI_WIN_NULL ? SHOAL__REG_NO_WINDOW : rc != SHOAL_SUCCESS ? SHOAL__REG_FAILED : SHOAL__REG_OK;
+    mine[2] = flags;
     /* The id first: a registration that times out keeps it, for finalize. */
     r->id = ++sh->reg_ids;
     if (rc != SHOAL_SUCCESS) snprintf(saved, sizeof(saved), "%s", shoal_last_error(sh));
     mrc = shoal__reg_gather(sh, call, r->size, all_p);
+    /* Every node peer has mapped this PE's part by now, or given up: its
+     * name can go (the mappings keep the object), whatever follows. */
+    shoal__reg_share_unlink(&part);
     /* This PE's own failure is what it reports (its message kept). */
     if (mrc != SHOAL_SUCCESS) return rc != SHOAL_SUCCESS ? shoal__error(sh, rc, NULL, "%s", saved) : mrc;
     all = *all_p;
     for (int p = 0; p < sh->n_pes; p++)
-        if ((int)all[2 * p + 1] > worst) worst = (int)all[2 * p + 1], who = p;
+        if ((int)all[SHOAL__REG_WORDS * p + 1] > worst) worst = (int)all[SHOAL__REG_WORDS * p + 1], who = p;
     if (worst == SHOAL__REG_OK) {
-        for (int p = 0; p < sh->n_pes; p++) r->disp[p] = (MPI_Aint)all[2 * p];
+        for (int p = 0; p < sh->n_pes; p++) r->disp[p] = (MPI_Aint)all[SHOAL__REG_WORDS * p];
+        if (r->shared) {
+            /* CPU atomics only where every PE reaches every other PE's part
+             * with loads and stores: all on one node, every part mapped
+             * everywhere. The same answer on every PE. */
+            bool cpu = sh->n_nodes == 1;
+            for (int p = 0; p < sh->n_pes && cpu; p++) cpu = all[SHOAL__REG_WORDS * p + 2] & SHOAL__REG_MAPPED_ALL;
+            r->amo_cpu = cpu;
+            SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_RMA, "%s: [%p, +%zu): atomics on it go %s", call, r->base, r->size,
+                       cpu               ? "through CPU atomics where a word is in its owner's shared pages, through "
+                                           "the MPI window elsewhere"
+                       : sh->n_nodes > 1 ? "through the MPI window, from every PE (PEs of other nodes reach it only so)"
+                                         : "through the MPI window, from every PE (some PE does not map every other "
+                                           "PE's shared pages)");
+        }
         r->ready = true;
         return SHOAL_SUCCESS;
     }
@@ -218,21 +374,22 @@ out:
         sh->broken = true;
         if (rc == SHOAL_SUCCESS)
             rc = shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
-                              "PE %d could not create the MPI window of shoal_register(%zu bytes) (its own error says "
-                              "why): nothing was registered, and the windows of the other PEs cannot be freed; only "
+                              "PE %d could not create the MPI window of %s(%zu bytes) (its own error says why): "
+                              "nothing was registered, and the windows of the other PEs cannot be freed; only "
                               "shoal_finalize is possible now",
-                              who, r->size);
+                              who, call, r->size);
         return rc;
     }
     if (rc == SHOAL_SUCCESS)
         rc = shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
-                          "PE %d could not set up the MPI window of shoal_register(%zu bytes) (its own error says "
-                          "why): nothing was registered",
-                          who, r->size);
-    /* Every PE has a window: they free them together. */
+                          "PE %d could not set up the MPI window of %s(%zu bytes) (its own error says why): nothing "
+                          "was registered",
+                          who, call, r->size);
+    /* Every PE has a window: they free them together, then the parts go. */
     if (r->locked) MPI_Win_unlock_all(r->win);
     r->locked = false;
     MPI_Win_free(&r->win);
+    shoal__reg_share_end(sh, r);
     return rc;
 }
 
@@ -241,7 +398,7 @@ out:
  * own, and SHOAL_ERR_NOT_SYMMETRIC names the PE that failed). */
 static int shoal__reg_open_gpu(shoal_t sh, const char *call, shoal__reg_t *r, int64_t **all_p)
 {
-    int64_t *mine = *all_p + 2 * (size_t)sh->n_pes, *all;
+    int64_t *mine = *all_p + SHOAL__REG_WORDS * (size_t)sh->n_pes, *all;
     char saved[sizeof(sh->err)] = "";
     int rc, mrc, who = -1;
 
@@ -264,6 +421,7 @@ static int shoal__reg_open_gpu(shoal_t sh, const char *call, shoal__reg_t *r, in
     }
     mine[0] = 0;
     mine[1] = rc != SHOAL_SUCCESS ? SHOAL__REG_FAILED : SHOAL__REG_OK;
+    mine[2] = 0;
     mrc = shoal__reg_gather(sh, call, r->size, all_p);
     if (mrc != SHOAL_SUCCESS) {
         shoal__reg_seg_withdraw(sh, r);
@@ -272,7 +430,7 @@ static int shoal__reg_open_gpu(shoal_t sh, const char *call, shoal__reg_t *r, in
     }
     all = *all_p;
     for (int p = 0; p < sh->n_pes && who < 0; p++)
-        if (all[2 * p + 1] != SHOAL__REG_OK) who = p;
+        if (all[SHOAL__REG_WORDS * p + 1] != SHOAL__REG_OK) who = p;
     if (who < 0) {
         r->ready = true;
         return SHOAL_SUCCESS;
@@ -286,7 +444,7 @@ static int shoal__reg_open_gpu(shoal_t sh, const char *call, shoal__reg_t *r, in
                         who, r->size);
 }
 
-int shoal__register(shoal_t sh, const char *call, void *base, size_t size)
+int shoal__register(shoal_t sh, const char *call, void *base, size_t size, bool shared)
 {
     shoal__reg_t *r = NULL;
     int64_t *all = NULL;
@@ -298,9 +456,10 @@ int shoal__register(shoal_t sh, const char *call, void *base, size_t size)
      * the window exists but MPI. */
     if (rc == SHOAL_SUCCESS && size > 0) {
         r = calloc(1, sizeof(*r));
-        all = malloc((2 * (size_t)sh->n_pes + 2) * sizeof(*all));
+        all = malloc(SHOAL__REG_WORDS * ((size_t)sh->n_pes + 1) * sizeof(*all));
         if (r != NULL) {
             r->win = MPI_WIN_NULL;
+            r->share_fd = -1;
             r->base = base;
             r->size = size;
             r->disp = calloc((size_t)sh->n_pes, sizeof(*r->disp));
@@ -310,7 +469,16 @@ int shoal__register(shoal_t sh, const char *call, void *base, size_t size)
             r->gpu = true;
             r->peer = calloc((size_t)sh->n_pes, sizeof(*r->peer));
         }
-        if (r == NULL || all == NULL || r->disp == NULL || r->pending == NULL || (gpu && r->peer == NULL))
+        if (r != NULL && shared && !gpu) {
+            /* GPU ranges are shared through the heap's transports already. */
+            r->shared = true;
+            r->part_lo = calloc((size_t)sh->n_pes, sizeof(*r->part_lo));
+            r->part_hi = calloc((size_t)sh->n_pes, sizeof(*r->part_hi));
+            r->part_map = calloc((size_t)sh->n_pes, sizeof(*r->part_map));
+            r->parts = calloc((size_t)sh->node_size + 1, sizeof(*r->parts));
+        }
+        if (r == NULL || all == NULL || r->disp == NULL || r->pending == NULL || (gpu && r->peer == NULL) ||
+            (r->shared && (r->part_lo == NULL || r->part_hi == NULL || r->part_map == NULL || r->parts == NULL)))
             rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
 #if SHOAL_HAVE_CUDA
         if (rc == SHOAL_SUCCESS && gpu)
@@ -327,10 +495,10 @@ int shoal__register(shoal_t sh, const char *call, void *base, size_t size)
         if (rc == SHOAL_SUCCESS) rc = shoal__reg_reserve(sh, call);
     }
     if (rc != SHOAL_SUCCESS) {
-        rc = shoal__coll_failed_here(sh, call, SHOAL__COLL_REGISTER, shoal__reg_arg(size, gpu), rc);
+        rc = shoal__coll_failed_here(sh, call, SHOAL__COLL_REGISTER, shoal__reg_arg(size, gpu, shared), rc);
         goto out;
     }
-    SHOAL__TRY(rc, out, shoal__rendezvous(sh, call, SHOAL__COLL_REGISTER, shoal__reg_arg(size, gpu)));
+    SHOAL__TRY(rc, out, shoal__rendezvous(sh, call, SHOAL__COLL_REGISTER, shoal__reg_arg(size, gpu, shared)));
     if (size == 0) goto out;
     rc = gpu ? shoal__reg_open_gpu(sh, call, r, &all) : shoal__reg_open(sh, call, r, &all);
     if (rc == SHOAL_SUCCESS || (all == NULL && r->win != MPI_WIN_NULL)) {

@@ -32,8 +32,11 @@ SHOAL__HIDDEN int shoal__free(shoal_t sh, void *ptr);
  * is SHOAL_ERR_INVALID_ARG on that PE (SHOAL_ERR_NOT_SYMMETRIC, naming it,
  * on the others). GPU memory (cudaMalloc, inside one allocation) needs a
  * GPU heap (SHOAL_ERR_UNSUPPORTED on a host heap); managed memory is
- * SHOAL_ERR_UNSUPPORTED. */
-SHOAL__HIDDEN int shoal__register(shoal_t sh, const char *call, void *base, size_t size);
+ * SHOAL_ERR_UNSUPPORTED. shared (shoal_register_shared, host memory): the
+ * range's whole private writable pages move into shared memory that node
+ * peers map (where they can; the PEs meet as another call, so that one
+ * calling shoal_register meanwhile is named). */
+SHOAL__HIDDEN int shoal__register(shoal_t sh, const char *call, void *base, size_t size, bool shared);
 /* Collective: every PE deregisters its base of one registration (the same
  * one on every PE, else SHOAL_ERR_NOT_SYMMETRIC). A base that is not one
  * this PE registered is SHOAL_ERR_INVALID_ARG there. This PE's operations on

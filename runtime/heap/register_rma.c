@@ -6,7 +6,9 @@
  * where its window starts). Data towards this PE is a copy; atomics go
  * through MPI even there, and towards node peers, since MPI's accumulate
  * operations are atomic only with each other (README, "One mechanism per
- * word").
+ * word"). Ranges of shoal_register_shared say where node peers' parts are
+ * mapped here (shoal__reg_locate): runtime/ops/ copies into those and makes
+ * CPU atomics on them itself, and comes here for the rest.
  *
  * Threads: the collective thread changes the table under alloc_lock
  * (write). Puts, gets, atomics, quiets and waits look a range up and use
@@ -127,6 +129,32 @@ bool shoal__reg_holds(shoal_t sh, const void *p, size_t n)
     return found;
 }
 
+int shoal__reg_locate(shoal_t sh, const void *p, size_t n, int pe, bool amo, char **addr_p)
+{
+    const shoal__reg_t *r;
+    int where = -1;
+
+    if (__atomic_load_n(&sh->n_regs, __ATOMIC_ACQUIRE) == 0) return -1;
+    shoal__alloc_lock(sh, false);
+    r = shoal__reg_find(sh, p, n);
+    if (r != NULL && !r->gpu) {
+        size_t off = (size_t)((const char *)p - r->base);
+        where = 0;
+        if ((unsigned)pe >= (unsigned)sh->n_pes) {
+            /* The window's path names the PE. */
+        } else if (!amo && pe == sh->my_pe) {
+            *addr_p = (char *)p;
+            where = 1;
+        } else if (r->part_map != NULL && r->part_map[pe] != NULL && (!amo || r->amo_cpu) && off >= r->part_lo[pe] &&
+                   off < r->part_hi[pe] && n <= r->part_hi[pe] - off) {
+            *addr_p = r->part_map[pe] + (off - r->part_lo[pe]);
+            where = 1;
+        }
+    }
+    shoal__alloc_unlock(sh);
+    return where;
+}
+
 bool shoal__reg_gpu_off(shoal_t sh, const void *p, size_t n, size_t *off_p)
 {
     const shoal__reg_t *r;
@@ -207,14 +235,22 @@ void shoal__reg_segs_free(shoal_t sh)
 int shoal__reg_range_error(shoal_t sh, const char *call, const char *what, const void *p, size_t n, int pe)
 {
     const shoal__reg_t *r;
-    char *base = NULL;
+    char *base = NULL, said[64];
     size_t size = 0, count;
+    const char *malloc_name = shoal__say(sh, "shoal_malloc", said, sizeof(said));
 
     shoal__alloc_lock(sh, false);
     r = shoal__reg_find(sh, p, 0);
     if (r != NULL) base = r->base, size = r->size;
     count = sh->n_regs;
     shoal__alloc_unlock(sh);
+    /* An API layer registers the program's globals itself: its programs
+     * know them as global and static variables, not registered ranges. */
+    if (base == NULL && sh->names != NULL)
+        return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
+                            "%s %p is not symmetric: it is neither in the symmetric heap [%p, %p) nor a global or "
+                            "static variable of the program (target PE %d); pass memory from %s",
+                            what, p, (void *)sh->heap_base, (void *)(sh->heap_base + sh->heap_size), pe, malloc_name);
     if (base == NULL)
         return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
                             "%s %p is not in the symmetric heap [%p, %p) nor in a range registered with "
@@ -228,8 +264,8 @@ int shoal__reg_range_error(shoal_t sh, const char *call, const char *what, const
                             what, p, n, n - (size - (size_t)((const char *)p - base)), size, (void *)base, pe);
     return shoal__error(sh, SHOAL_ERR_OUT_OF_BOUNDS, call,
                         "%s %p is in the %zu-byte range registered at %p, but this call takes symmetric heap memory "
-                        "only (shoal_malloc; target PE %d)",
-                        what, p, size, (void *)base, pe);
+                        "only (%s; target PE %d)",
+                        what, p, size, (void *)base, malloc_name, pe);
 }
 
 int shoal__reg_target(shoal_t sh, const char *call, const char *what, const void *p, size_t n, int pe, size_t *off_p)
@@ -271,10 +307,7 @@ static void shoal__reg_pending(shoal__reg_t *r, int pe)
     if (!__atomic_load_n(&r->used, __ATOMIC_SEQ_CST)) __atomic_store_n(&r->used, 1, __ATOMIC_SEQ_CST);
 }
 
-/* The local buffer of a put or get: MPI moves host memory here (no
- * CUDA-aware MPI is assumed), and a copy towards this PE loads and
- * stores, so GPU memory is refused. */
-static int shoal__reg_local(shoal_t sh, const char *call, bool is_put, const void *local)
+int shoal__reg_local(shoal_t sh, const char *call, bool is_put, const void *local)
 {
     if (SHOAL__UNLIKELY(local == NULL))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "%s buffer is NULL", is_put ? "source" : "destination");
@@ -486,8 +519,15 @@ int shoal__reg_fence(shoal_t sh, const char *call, const void *p, int pe)
     shoal__alloc_lock(sh, false);
     r = shoal__reg_find(sh, p, 0);
     /* MPI orders neither puts among themselves nor a put and an
-     * accumulate: a flush completes what went before. */
-    if (r != NULL && !r->gpu && pe != sh->my_pe) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, r->win));
+     * accumulate: a flush completes what went before, where something
+     * went through the window (with MPI_THREAD_MULTIPLE always: another
+     * thread's quiet may have taken the mark and not flushed yet). Copies
+     * into a node peer's mapped part are complete once made: a fence
+     * orders them before what follows. */
+    if (r != NULL && !r->gpu && pe != sh->my_pe &&
+        (shoal__threads_multiple() || __atomic_load_n(&r->pending[pe], __ATOMIC_SEQ_CST)))
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, r->win));
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
 out:
     shoal__alloc_unlock(sh);
     return rc;
@@ -501,6 +541,9 @@ int shoal__reg_quiet(shoal_t sh, const char *call)
     shoal__alloc_lock(sh, false);
     for (size_t i = 0; i < sh->n_regs && rc == SHOAL_SUCCESS; i++) {
         shoal__reg_t *r = sh->regs[i];
+        /* A full barrier (a sequentially consistent exchange) whatever it
+         * finds: it also orders this PE's copies into node peers' mapped
+         * parts, complete once made, before what follows the quiet. */
         if (!__atomic_exchange_n(&r->used, 0, __ATOMIC_SEQ_CST)) continue;
         /* Per target, as runtime/transport/mpi_rma.c does: MPICH 4.0's
          * MPI_Win_flush_all was seen to return before large gets from a

@@ -10,7 +10,11 @@
  * ranges, its lookups, and the data path over their windows that the RMA,
  * atomic and wait calls take for an address in a registered range. Split
  * so: the data path is called from runtime/ops/rma.c, which the meetings of
- * runtime/ops/coll.c call (a quiet), so it must not call them back. */
+ * runtime/ops/coll.c call (a quiet), so it must not call them back.
+ * Host ranges of shoal_register_shared also move their whole pages into
+ * shared memory that node peers map (runtime/heap/register_share.c); where
+ * a peer's copy is mapped here, runtime/ops/ copies and makes CPU atomics
+ * itself (shoal__reg_locate says where), and comes here for the rest. */
 #ifndef SHOAL_REGISTER_H
 #define SHOAL_REGISTER_H
 
@@ -73,9 +77,53 @@ typedef struct shoal__reg {
     char ipc_handle[64]; /* cudaIpcMemHandle_t of the allocation holding base */
     uint64_t ipc_delta;  /* base - that allocation's base */
     uint64_t ipc_alloc;  /* that allocation's base (which mapping a peer may share between ranges) */
+    /* Host ranges of shoal_register_shared: each PE's part (the whole
+     * writable pages of its range) lives in a shared-memory object of its
+     * own, mapped over the same addresses, which its node peers map too. */
+    bool shared;     /* asked for with shoal_register_shared */
+    bool amo_cpu;    /* every PE maps every other PE's part (one node): an atomic on a word in its owner's part is a
+                        CPU atomic from every PE; else every atomic on the range goes through the window */
+    int share_fd;    /* this PE's object, kept to restore the pages at the end (its holes are zero), or -1 */
+    size_t *part_lo; /* per PE: its part is the bytes [part_lo, part_hi) of its range (equal: none); known for this
+                        PE and its node peers */
+    size_t *part_hi;
+    char **part_map; /* per PE: its part mapped here (this PE: base + part_lo; node peers: their object), or NULL */
+    struct shoal__reg_part *parts; /* node_size + 1 entries: the node's exchange of parts (made before the PEs meet) */
 } shoal__reg_t;
 
+/* What a PE says of its part to its node peers: the object's name ("" when
+ * it has none) and which bytes of its range it holds. */
+typedef struct shoal__reg_part {
+    char name[48];
+    uint64_t lo, hi;
+} shoal__reg_part_t;
+
 /* ---- runtime/core/register.c: the collectives ---- */
+
+/* ---- runtime/heap/register_share.c: host ranges shared with node peers ---- */
+
+/* This PE's part of r (a host range of shoal_register_shared): its whole
+ * pages that lie in private writable memory (read-only pages at either
+ * end, such as a program's RELRO, are left out), copied into a new
+ * shared-memory object that is then mapped over the same addresses: the
+ * contents and addresses stay, and node peers can map the object by the
+ * name written into *part. Call it before anything else (an MPI window)
+ * covers the range, while no other thread writes it. Where it cannot (no
+ * whole page, a page that is not private writable memory, /dev/shm too
+ * small, a system call failing), part->name is "" and *why says why (for
+ * the INFO log); nothing changed then. */
+SHOAL__HIDDEN void shoal__reg_share_make(shoal_t sh, shoal__reg_t *r, shoal__reg_part_t *part, char *why, size_t len);
+/* Map node peer pe's part, which it described in *part (a name), into
+ * r->part_map[pe]; false (and *why) where it cannot. */
+SHOAL__HIDDEN bool shoal__reg_share_map(shoal_t sh, shoal__reg_t *r, int pe, const shoal__reg_part_t *part, char *why,
+                                        size_t len);
+/* Remove the name of this PE's object, once every node peer that maps it
+ * did (the object lives on in the mappings). */
+SHOAL__HIDDEN void shoal__reg_share_unlink(const shoal__reg_part_t *part);
+/* The end of r's sharing, once nobody reaches the range any more (its
+ * window freed): unmap the peers' parts, and make this PE's pages private
+ * memory again, with their contents. */
+SHOAL__HIDDEN void shoal__reg_share_end(shoal_t sh, shoal__reg_t *r);
 
 /* ---- runtime/heap/register_rma.c: the table ---- */
 
@@ -100,6 +148,16 @@ SHOAL__HIDDEN const shoal__reg_t *shoal__reg_overlap(shoal_t sh, const void *bas
  * ask it for an address outside the heap. GPU ranges answer false: they
  * take the heap's path with the offset shoal__reg_gpu_off gives. */
 SHOAL__HIDDEN bool shoal__reg_holds(shoal_t sh, const void *p, size_t n);
+/* Where pe's copy of [p, p + n) (this PE's address) can be loaded and
+ * stored here: 1, and the address in *addr_p, where p is in a host range
+ * and pe's copy is mapped here (this PE's own copy; a node peer's part of
+ * a shoal_register_shared range, the whole span inside it); 0 where p is in
+ * a host range reached through its window; -1 where p is in no host range
+ * (GPU ranges, unregistered memory). For atomics (amo), 1 only where the
+ * range's atomics are CPU atomics (amo_cpu) and the word lies in pe's part,
+ * so that every PE reaches that word the same way. pe must be valid (else
+ * 0: the window path names the error). */
+SHOAL__HIDDEN int shoal__reg_locate(shoal_t sh, const void *p, size_t n, int pe, bool amo, char **addr_p);
 /* Is [p, p + n) inside one GPU range this PE registered? *off_p: its
  * segment offset (SHOAL__REG_SEG_BASE and above), which the heap's
  * transports take as they take heap offsets. */
@@ -132,6 +190,12 @@ SHOAL__HIDDEN void shoal__reg_where(shoal_t sh, const void *p, char *buf, size_t
 
 /* ---- runtime/heap/register_rma.c: the data path (checks included) ---- */
 
+/* The local buffer of a put or get on a registered host range: not NULL,
+ * and host memory (MPI moves host memory here, no CUDA-aware MPI is
+ * assumed, and copies load and store): GPU memory is
+ * SHOAL_ERR_UNSUPPORTED. */
+SHOAL__HIDDEN int shoal__reg_local(shoal_t sh, const char *call, bool is_put, const void *local);
+
 /* Put or get of n > 0 bytes whose remote side (dest of a put, src of a
  * get) is this PE's address in a registered range; pe's copy is reached
  * at the same offset of its range. Towards this PE a copy; else MPI_Put or
@@ -154,7 +218,8 @@ SHOAL__HIDDEN int shoal__reg_rect(shoal_t sh, const char *call, bool is_put, voi
 SHOAL__HIDDEN int shoal__reg_amo(shoal_t sh, const char *call, const void *target, int pe, const shoal__amo_t *a,
                                  void *result);
 /* What this PE issued to pe in the range holding p lands before what it
- * issues next (put_signal's data before its signal). */
+ * issues next (put_signal's data before its signal): a flush where
+ * operations through the window may be outstanding, and a fence. */
 SHOAL__HIDDEN int shoal__reg_fence(shoal_t sh, const char *call, const void *p, int pe);
 /* Complete every operation this PE issued on any registered range (a
  * flush of each target with operations outstanding). */

@@ -2,7 +2,11 @@
  * operation to the transport that carries pe's atomics (sh->pe_amo: every
  * atomic on one word goes one way, runtime/transport/transport.c says
  * which); a word in a range registered with shoal_register goes through
- * that range's MPI window (runtime/heap/register_rma.c) from every PE. */
+ * that range's MPI window (runtime/heap/register_rma.c) from every PE,
+ * except where the range's atomics are CPU atomics (shoal_register_shared
+ * on one node, every part mapped everywhere: shoal__reg_locate) and the
+ * word lies in its owner's shared part: there every PE makes a CPU atomic
+ * on it, as on a host heap shared by the node. */
 #include "ops/shoal_amo.h"
 #include "heap/shoal_register.h"
 #include "ops/shoal_rma.h"
@@ -41,15 +45,22 @@ static int shoal__amo_word(shoal_t sh, const char *call, const char *what, const
     return SHOAL_SUCCESS;
 }
 
-/* The atomic through pe's transport of atomics, or the registered range's
- * window. */
+/* The atomic through pe's transport of atomics; on a registered word, a
+ * CPU atomic where the range's atomics are (shoal__reg_locate), else the
+ * range's window. */
 static int shoal__amo_issue(shoal_t sh, const char *call, const void *target, int pe, bool reg, size_t off,
                             const shoal__amo_t *a, void *result, int nbi)
 {
     const shoal__tp_ops_t *tp;
     int rc;
 
-    if (reg) return shoal__reg_amo(sh, call, target, pe, a, result);
+    if (reg) {
+        char *word;
+        if (shoal__reg_locate(sh, target, a->size, pe, true, &word) <= 0)
+            return shoal__reg_amo(sh, call, target, pe, a, result);
+        shoal__amo_cpu(word, a, result);
+        return SHOAL_SUCCESS;
+    }
     tp = shoal__tp_amo(sh, pe);
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %s of %u bytes at heap offset %zu of PE %d over %s", call,
                shoal__amo_names[a->op], a->size, off, pe, tp->name);
@@ -71,7 +82,20 @@ static int shoal__amo_do(shoal_t sh, const char *call, const void *target, int p
     if (SHOAL__UNLIKELY(result == NULL &&
                         (a->op == SHOAL__AMO_FETCH || a->op == SHOAL__AMO_SWAP || a->op == SHOAL__AMO_CSWAP)))
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "the pointer for the fetched value is NULL");
-    reg = shoal__amo_registered(sh, target, a->size);
+    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, target, a->size))) {
+        char *word;
+        int where = shoal__reg_locate(sh, target, a->size, pe, true, &word);
+        if (where > 0 && (uintptr_t)target % a->size == 0 && (result == NULL || sh->heap_kind == SHOAL_HEAP_HOST)) {
+            SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA,
+                       "%s: %s of %u bytes on PE %d's registered word at %p (%p here)", call, shoal__amo_names[a->op],
+                       a->size, pe, target, (void *)word);
+            shoal__amo_cpu(word, a, result);
+            return SHOAL_SUCCESS;
+        }
+        reg = where >= 0;
+    } else {
+        reg = false;
+    }
     rc = shoal__amo_word(sh, call, "atomic target", target, a->size, pe, reg, &off);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
 #if SHOAL_HAVE_CUDA

@@ -203,7 +203,7 @@ enum {
 static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t gen, int why)
 {
     shoal__who_t *w;
-    char what[700], head[128];
+    char what[700], head[128], said[64];
     int rc;
 
     sh->broken = true;
@@ -213,15 +213,17 @@ static int shoal__timeout_error(shoal_t sh, const char *call, int coll, uint64_t
     shoal__give_up(sh);
     if (w == NULL)
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call, "timed out after %g s in %s", sh->cfg.timeout,
-                            shoal__coll_name(coll));
+                            shoal__say(sh, shoal__coll_name(coll), said, sizeof(said)));
     shoal__who_say(sh, w, gen, coll, what, sizeof(what));
     if (why == SHOAL__TO_WAITED)
-        snprintf(head, sizeof(head), "timed out after %g s in %s", sh->cfg.timeout, shoal__coll_name(coll));
+        snprintf(head, sizeof(head), "timed out after %g s in %s", sh->cfg.timeout,
+                 shoal__say(sh, shoal__coll_name(coll), said, sizeof(said)));
     else if (why == SHOAL__TO_LEADER)
         snprintf(head, sizeof(head), "timed out after %g s in %s (the node leader, PE %d, gave up)", sh->cfg.timeout,
-                 shoal__coll_name(coll), sh->node_pes[0]);
+                 shoal__say(sh, shoal__coll_name(coll), said, sizeof(said)), sh->node_pes[0]);
     else
-        snprintf(head, sizeof(head), "cannot complete %s: other PEs gave up on it", shoal__coll_name(coll));
+        snprintf(head, sizeof(head), "cannot complete %s: other PEs gave up on it",
+                 shoal__say(sh, shoal__coll_name(coll), said, sizeof(said)));
     rc = shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                       "%s: %severy PE must make the same collective calls in the same order (is this one in a branch "
                       "only some PEs take? did a PE exit?)%s",
@@ -255,7 +257,7 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
         return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
                             "PEs entered different collectives or passed different arguments (this PE: %s), and "
                             "some PE stopped answering; the instance can only be finalized now",
-                            (shoal__call_str((uint64_t)coll, arg, one, sizeof(one)), one));
+                            (shoal__call_str(sh, (uint64_t)coll, arg, one, sizeof(one)), one));
     }
     bool streams_differ = false, failed_there = false;
     for (int p = 1; p < sh->n_pes; p++)
@@ -269,7 +271,7 @@ static int shoal__mismatch_error(shoal_t sh, const char *call, int coll, uint64_
             n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; ...");
             break;
         }
-        shoal__call_str(e[0], e[1], one, sizeof(one));
+        shoal__call_str(sh, e[0], e[1], one, sizeof(one));
         n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%sPE %d: %s", p ? "; " : "", p, one);
         if (streams_differ && n < sizeof(msg))
             n += (size_t)snprintf(msg + n, sizeof(msg) - n, " after %u shoal_barrier_all_on_stream",
@@ -430,10 +432,11 @@ static int shoal__rendezvous_do(shoal_t sh, const char *call, int coll, uint64_t
     }
     if (verdict == SHOAL_ERR_NOT_SYMMETRIC) return shoal__mismatch_error(sh, call, coll, arg);
     if (verdict != SHOAL_SUCCESS) {
+        char said[64];
         sh->broken = true;
         shoal__give_up(sh);
         return shoal__error(sh, verdict, call, "the node leader (PE %d) failed in %s: %s", sh->node_pes[0],
-                            shoal__coll_name(coll), shoal_strerror(verdict));
+                            shoal__say(sh, shoal__coll_name(coll), said, sizeof(said)), shoal_strerror(verdict));
     }
     return SHOAL_SUCCESS;
 }

@@ -239,10 +239,22 @@ bool shoal__coll_allocates(int coll)
 
 static void shoal__call_str_kind(uint64_t coll, uint64_t arg, char *buf, size_t len);
 
-/* The call, and whether it failed on that PE before the meeting. */
-void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len)
+/* The call (named as sh's API layer names it), and whether it failed on
+ * that PE before the meeting. */
+void shoal__call_str(shoal_t sh, uint64_t coll, uint64_t arg, char *buf, size_t len)
 {
-    shoal__call_str_kind(coll, arg, buf, len);
+    char raw[256], said[128];
+    size_t name = 0;
+    const char *as;
+
+    shoal__call_str_kind(coll, arg, raw, sizeof(raw));
+    while (raw[name] != '\0' && raw[name] != '(') name++;
+    {
+        char fn[128];
+        snprintf(fn, sizeof(fn), "%.*s", (int)name, raw);
+        as = shoal__say(sh, fn, said, sizeof(said));
+        snprintf(buf, len, "%s%s", as, raw + name);
+    }
     if (coll & SHOAL__COLL_FAILED) {
         size_t n = strlen(buf);
         if (n < len) snprintf(buf + n, len - n, ", which failed there before the PEs met");
@@ -269,10 +281,11 @@ static void shoal__call_str_kind(uint64_t coll, uint64_t arg, char *buf, size_t 
         snprintf(buf, len, "shoal_free(a pointer not from shoal_malloc)");
     else if (coll == SHOAL__COLL_FREE)
         snprintf(buf, len, "shoal_free(heap offset %llu)", a);
-    else if (coll == SHOAL__COLL_REGISTER && (arg & SHOAL__REG_ARG_GPU))
-        snprintf(buf, len, "shoal_register(%llu bytes of GPU memory)", (unsigned long long)(arg & ~SHOAL__REG_ARG_GPU));
     else if (coll == SHOAL__COLL_REGISTER)
-        snprintf(buf, len, "shoal_register(%llu bytes)", a);
+        snprintf(buf, len, "%s(%llu bytes%s)",
+                 (arg & SHOAL__REG_ARG_SHARED) ? "shoal_register_shared" : "shoal_register",
+                 (unsigned long long)(arg & ~(SHOAL__REG_ARG_GPU | SHOAL__REG_ARG_SHARED)),
+                 (arg & SHOAL__REG_ARG_GPU) ? " of GPU memory" : "");
     else if (coll == SHOAL__COLL_DEREGISTER && arg == 0)
         snprintf(buf, len, "shoal_deregister(an address that is not a registered base)");
     else if (coll == SHOAL__COLL_DEREGISTER)

@@ -16,7 +16,7 @@ SHOAL__HIDDEN shoal__who_t *shoal__who_local(shoal_t sh, uint64_t gen, int coll)
  * into what. Frees w. */
 SHOAL__HIDDEN void shoal__who_say(shoal_t sh, shoal__who_t *w, uint64_t gen, int coll, char *what, size_t len);
 /* "shoal_malloc(1024 bytes)": a PE's call and argument. */
-SHOAL__HIDDEN void shoal__call_str(uint64_t coll, uint64_t arg, char *buf, size_t len);
+SHOAL__HIDDEN void shoal__call_str(shoal_t sh, uint64_t coll, uint64_t arg, char *buf, size_t len);
 /* Does collective coll allocate or free heap memory? */
 SHOAL__HIDDEN bool shoal__coll_allocates(int coll);
 

@@ -15,8 +15,15 @@
  * tail with a compare-and-swap (and waits for the PE that swapped in
  * meanwhile to name itself); then clears mine, which nobody else writes
  * from then on. Every step is an atomic that returns a value, so it is
- * complete when the call returns, whatever the transport. */
+ * complete when the call returns, whatever the transport.
+ *
+ * The queue has one place per PE, so threads of one PE (MPI_THREAD_MULTIPLE)
+ * first take a mutex of this process for the lock: one thread at a time
+ * waits in the queue or holds the lock, and the others wait here, as
+ * OpenSHMEM's threads of a PE expect. */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ops/shoal_amo.h"
 #include "heap/shoal_register.h"
@@ -118,7 +125,7 @@ out:
     return rc;
 }
 
-int shoal__set_lock(shoal_t sh, const char *call, long *lock)
+static int shoal__lock_set_pe(shoal_t sh, const char *call, long *lock)
 {
     uint32_t me = (uint32_t)sh->my_pe + 1, old;
     int rc;
@@ -137,7 +144,7 @@ out:
     return rc;
 }
 
-int shoal__test_lock(shoal_t sh, const char *call, long *lock, int *got_p)
+static int shoal__lock_test_pe(shoal_t sh, const char *call, long *lock, int *got_p)
 {
     uint32_t me = (uint32_t)sh->my_pe + 1, old;
     int rc;
@@ -156,7 +163,7 @@ out:
     return rc;
 }
 
-int shoal__clear_lock(shoal_t sh, const char *call, long *lock)
+static int shoal__lock_clear_pe(shoal_t sh, const char *call, long *lock)
 {
     uint32_t me = (uint32_t)sh->my_pe + 1, mine, old;
     char where[160];
@@ -189,5 +196,86 @@ int shoal__clear_lock(shoal_t sh, const char *call, long *lock)
     /* Handed over, or out of the queue: nobody writes mine any more. */
     rc = shoal__lock_amo(sh, call, shoal__lock_mine(lock), sh->my_pe, SHOAL__AMO_SWAP, 0, 0, &old);
 out:
+    return rc;
+}
+
+/* ------------------------------------------------- threads of one PE */
+
+/* The mutex of one lock (an instance's symmetric long), made at its first
+ * use by a thread and kept until the process ends (a few bytes a lock;
+ * reachable from the list). */
+typedef struct shoal__lock_local {
+    shoal_t sh;
+    const long *lock;
+    pthread_mutex_t mutex;
+    struct shoal__lock_local *next;
+} shoal__lock_local_t;
+
+static pthread_mutex_t shoal__lock_locals_guard = PTHREAD_MUTEX_INITIALIZER;
+static shoal__lock_local_t *shoal__lock_locals;
+
+/* lock's mutex, or NULL where threads need none (below MPI_THREAD_MULTIPLE,
+ * only one thread calls shoal) or on out of memory (recorded). */
+static int shoal__lock_local(shoal_t sh, const char *call, const long *lock, pthread_mutex_t **m_p)
+{
+    shoal__lock_local_t *l;
+
+    *m_p = NULL;
+    if (!shoal__threads_multiple()) return SHOAL_SUCCESS;
+    pthread_mutex_lock(&shoal__lock_locals_guard);
+    for (l = shoal__lock_locals; l != NULL && !(l->sh == sh && l->lock == lock); l = l->next) {
+    }
+    if (l == NULL && (l = calloc(1, sizeof(*l))) != NULL) {
+        l->sh = sh;
+        l->lock = lock;
+        pthread_mutex_init(&l->mutex, NULL);
+        l->next = shoal__lock_locals;
+        shoal__lock_locals = l;
+    }
+    pthread_mutex_unlock(&shoal__lock_locals_guard);
+    if (l == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    *m_p = &l->mutex;
+    return SHOAL_SUCCESS;
+}
+
+int shoal__set_lock(shoal_t sh, const char *call, long *lock)
+{
+    pthread_mutex_t *m;
+    int rc = shoal__lock_local(sh, call, lock, &m);
+
+    if (rc != SHOAL_SUCCESS) return rc;
+    if (m != NULL) pthread_mutex_lock(m);
+    rc = shoal__lock_set_pe(sh, call, lock);
+    if (rc != SHOAL_SUCCESS && m != NULL) pthread_mutex_unlock(m);
+    return rc;
+}
+
+int shoal__test_lock(shoal_t sh, const char *call, long *lock, int *got_p)
+{
+    pthread_mutex_t *m;
+    int rc;
+
+    if (got_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "got_p is NULL");
+    rc = shoal__lock_local(sh, call, lock, &m);
+    if (rc != SHOAL_SUCCESS) return rc;
+    if (m != NULL && pthread_mutex_trylock(m) != 0) {
+        *got_p = 0; /* another thread of this PE has it */
+        return SHOAL_SUCCESS;
+    }
+    rc = shoal__lock_test_pe(sh, call, lock, got_p);
+    if ((rc != SHOAL_SUCCESS || !*got_p) && m != NULL) pthread_mutex_unlock(m);
+    return rc;
+}
+
+int shoal__clear_lock(shoal_t sh, const char *call, long *lock)
+{
+    pthread_mutex_t *m;
+    int rc = shoal__lock_local(sh, call, lock, &m);
+
+    if (rc != SHOAL_SUCCESS) return rc;
+    rc = shoal__lock_clear_pe(sh, call, lock);
+    /* Released here only where this PE did hold the lock (else clear is
+     * refused before it changes anything, and the mutex is not ours). */
+    if (m != NULL && (rc == SHOAL_SUCCESS || rc != SHOAL_ERR_INVALID_ARG)) pthread_mutex_unlock(m);
     return rc;
 }

@@ -1,7 +1,9 @@
 /* Put/get dispatch: check the addresses once, then hand the operation to
  * the transport chosen for the target PE at init; a remote address in a
- * range registered with shoal_register goes to runtime/heap/register_rma.c
- * instead.
+ * range registered with shoal_register is copied here where the target's
+ * copy is mapped (this PE's own; a node peer's shared part, from
+ * shoal_register_shared) and goes to runtime/heap/register_rma.c (its MPI
+ * window) otherwise.
  *
  * Threads (MPI_THREAD_MULTIPLE): several threads of a PE may put, get and
  * quiet at once. The transports are safe for it (runtime/transport/
@@ -119,6 +121,36 @@ void shoal__rma_used(shoal_t sh, unsigned bit)
         __atomic_fetch_or(&sh->tp_used, bit, __ATOMIC_SEQ_CST);
 }
 
+/* A put or get of n bytes between local and pe's copy of a registered
+ * range, mapped here at mapped: a copy, complete on return (what follows
+ * a quiet or fence is ordered after it by their barriers). The local
+ * buffer is checked as the window's path checks it (host memory only on a
+ * GPU heap instance, where it may be device memory). */
+static int shoal__reg_copy(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n, int pe,
+                           char *mapped)
+{
+    const char *local = is_put ? src : dest;
+    uintptr_t l = (uintptr_t)local, m = (uintptr_t)mapped;
+
+    if (SHOAL__UNLIKELY(local == NULL || sh->heap_kind != SHOAL_HEAP_HOST)) {
+        int rc = shoal__reg_local(sh, call, is_put, local);
+        if (rc != SHOAL_SUCCESS) return rc;
+    }
+    if (SHOAL__UNLIKELY(l < m + n && m < l + n))
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "source and destination overlap: %zu bytes at %p and at %p, PE %d's copy of the registered "
+                            "range at %p%s",
+                            n, local, (void *)mapped, pe, is_put ? dest : src,
+                            pe == sh->my_pe ? "" : " (mapped here by shoal_ptr)");
+    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: %zu bytes %s PE %d's registered range at %p (mapped here at %p)",
+               call, n, is_put ? "to" : "from", pe, is_put ? dest : src, (void *)mapped);
+    if (is_put)
+        memcpy(mapped, src, n);
+    else
+        memcpy(dest, mapped, n);
+    return SHOAL_SUCCESS;
+}
+
 static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
                                 int pe, int nbi)
 {
@@ -133,8 +165,12 @@ static inline int shoal__rma_do(shoal_t sh, const char *call, bool is_put, void 
         return (unsigned)pe < (unsigned)sh->n_pes
                    ? SHOAL_SUCCESS
                    : shoal__error(sh, SHOAL_ERR_PE, call, "pe %d is out of range [0, %d)", pe, sh->n_pes);
-    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, remote, n)) && shoal__reg_holds(sh, remote, n))
-        return shoal__reg_rma(sh, call, is_put, dest, src, n, pe, nbi);
+    if (SHOAL__UNLIKELY(!shoal__in_heap(sh, remote, n))) {
+        char *mapped;
+        int where = shoal__reg_locate(sh, remote, n, pe, false, &mapped);
+        if (where > 0) return shoal__reg_copy(sh, call, is_put, dest, src, n, pe, mapped);
+        if (where == 0) return shoal__reg_rma(sh, call, is_put, dest, src, n, pe, nbi);
+    }
     rc = shoal__rma_check(sh, call, is_put, dest, src, n, pe, &off);
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     tp = shoal__tp(sh, pe);
@@ -284,11 +320,13 @@ static bool shoal__rows_overlap(uintptr_t l, uintptr_t r, const shoal__rect_t *r
 
 /* The checks of shoal__rma_check for a rectangle: pe, pitches, buffers,
  * the remote span (first byte to the last row's end) inside one live
- * allocation or one registered range (*reg_p), no local row sharing bytes
- * with a remote one. *off_p: the remote heap offset (or offset in the
- * registered range); *empty_p: nothing to move (no buffer checked). */
+ * allocation or one registered range (*reg_p; *mapped_p: where pe's copy of
+ * the span is mapped here, or NULL), no local row sharing bytes with a
+ * remote one. *off_p: the remote heap offset (or offset in the registered
+ * range); *empty_p: nothing to move (no buffer checked). */
 static int shoal__rect_check(shoal_t sh, const char *call, bool is_put, const void *dest, const void *src,
-                             const shoal__rect_t *rc, int pe, size_t *off_p, bool *empty_p, bool *reg_p)
+                             const shoal__rect_t *rc, int pe, size_t *off_p, bool *empty_p, bool *reg_p,
+                             char **mapped_p)
 {
     const void *remote = is_put ? dest : src, *local = is_put ? src : dest;
     const char *rwhat = is_put ? "destination" : "source", *lwhat = is_put ? "source" : "destination";
@@ -338,11 +376,13 @@ static int shoal__rect_check(shoal_t sh, const char *call, bool is_put, const vo
                                      rc->elem ? " (first to last element)" : " (first byte to the end of the last row)",
                                      remote, rspan, pe, &off);
     if (SHOAL__UNLIKELY(status != SHOAL_SUCCESS)) return status;
+    *mapped_p = NULL;
+    if (*reg_p && shoal__reg_locate(sh, remote, rspan, pe, false, mapped_p) <= 0) *mapped_p = NULL;
     /* As for a put: the local rows may be the target's bytes (this PE's heap
-     * or registered range, or a peer's heap mapped by shoal_ptr). Spans may
-     * interleave without sharing a byte (two columns of one grid), so rows
-     * decide. */
-    uintptr_t r = *reg_p ? (pe == sh->my_pe ? (uintptr_t)remote : 0) : (uintptr_t)shoal__tp_addr(sh, pe, off);
+     * or registered range, or a peer's heap or shared part mapped by
+     * shoal_ptr). Spans may interleave without sharing a byte (two columns
+     * of one grid), so rows decide. */
+    uintptr_t r = *reg_p ? (uintptr_t)*mapped_p : (uintptr_t)shoal__tp_addr(sh, pe, off);
     if (r != 0) {
         uintptr_t l = (uintptr_t)local;
         if (SHOAL__UNLIKELY(l < r + rspan && r < l + lspan && shoal__rows_overlap(l, r, rc)))
@@ -393,6 +433,7 @@ static int shoal__rma_rect(shoal_t sh, const char *call, bool is_put, void *dest
 {
     shoal__robust_t *sd = NULL;
     bool held = false, empty, reg = false;
+    char *mapped = NULL;
     size_t off = 0;
     int status;
 
@@ -400,8 +441,17 @@ static int shoal__rma_rect(shoal_t sh, const char *call, bool is_put, void *dest
         status = shoal__thread_enter(sh, sd, call, false, &held);
         if (status != SHOAL_SUCCESS) return status;
     }
-    status = shoal__rect_check(sh, call, is_put, dest, src, rc, pe, &off, &empty, &reg);
-    if (status == SHOAL_SUCCESS && !empty && reg) {
+    status = shoal__rect_check(sh, call, is_put, dest, src, rc, pe, &off, &empty, &reg, &mapped);
+    if (status == SHOAL_SUCCESS && !empty && reg && mapped != NULL) {
+        /* A registered range mapped here (this PE's, a node peer's shared
+         * part): a copy a row, complete on return. */
+        const void *local = is_put ? src : dest;
+        if (local == NULL || sh->heap_kind != SHOAL_HEAP_HOST) status = shoal__reg_local(sh, call, is_put, local);
+        if (status == SHOAL_SUCCESS && is_put)
+            shoal__tp_copy_2d(mapped, rc->rpitch, src, rc->lpitch, rc->width, rc->height);
+        else if (status == SHOAL_SUCCESS)
+            shoal__tp_copy_2d(dest, rc->lpitch, mapped, rc->rpitch, rc->width, rc->height);
+    } else if (status == SHOAL_SUCCESS && !empty && reg) {
         /* A registered range (SHOAL_CHECK=full records heap puts only). */
         status = shoal__reg_rect(sh, call, is_put, dest, src, rc->rpitch, rc->lpitch, rc->width, rc->height, pe);
     } else if (status == SHOAL_SUCCESS && !empty) {

@@ -27,8 +27,10 @@ SHOAL__HIDDEN int shoal__rendezvous(shoal_t sh, const char *call, int coll, uint
 #define SHOAL__FREE_NULL ((uint64_t)SIZE_MAX - 1)
 
 /* In shoal_register's argument (its size): the range is GPU memory, so
- * that PEs registering host memory and GPU memory do not meet as one. */
+ * that PEs registering host memory and GPU memory do not meet as one; the
+ * call is shoal_register_shared (not shoal_register). */
 #define SHOAL__REG_ARG_GPU ((uint64_t)1 << 62)
+#define SHOAL__REG_ARG_SHARED ((uint64_t)1 << 61)
 
 SHOAL__HIDDEN int shoal__barrier_all(shoal_t sh);
 /* The host barrier, published as collective coll of API call call. */

@@ -4,8 +4,10 @@
  * (after the transports' sync: MPI_Win_sync where an RMA window carries
  * the writers' operations); a GPU heap through this PE's own transport
  * (the copy engine); words of a registered range with atomic loads after
- * an MPI_Win_sync on its window. Waiting keeps MPI's progress engine
- * going. */
+ * an MPI_Win_sync on its window, or with atomic loads alone where every
+ * PE reaches them with loads, stores and CPU atomics (this PE's shared
+ * part of a shoal_register_shared range whose atomics are CPU atomics).
+ * Waiting keeps MPI's progress engine going. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +56,17 @@ static bool shoal__wait_holds(uint64_t v, int cmp, uint64_t ref, bool is_signed)
 }
 
 /* The words as they are now, into buf (reg: in a registered range, off
- * there; else off in the heap). */
-static int shoal__wait_read(shoal_t sh, const char *call, const shoal__wait_spec_t *w, bool reg, size_t off, void *buf)
+ * there, which peers reach with loads and stores alone where mapped; else
+ * off in the heap). */
+static int shoal__wait_read(shoal_t sh, const char *call, const shoal__wait_spec_t *w, bool reg, bool mapped,
+                            size_t off, void *buf)
 {
     size_t n = w->nelems * w->size;
     int rc;
 
-    if (reg)
+    if (mapped)
+        rc = SHOAL_SUCCESS;
+    else if (reg)
         rc = shoal__reg_sync(sh, call, w->ivars, n);
     else if (sh->heap_kind != SHOAL_HEAP_HOST)
         return shoal__tp(sh, sh->my_pe)->get(sh, call, sh->my_pe, buf, off, n, 0);
@@ -213,15 +219,20 @@ static int shoal__wait_do(shoal_t sh, const char *call, const shoal__wait_spec_t
     size_t off = 0, pending;
     double start = 0, timeout = sh->cfg.timeout;
     unsigned spins = 0, looks = 0;
-    bool reg = false, rma;
+    bool reg = false, mapped = false, rma;
+    char *here;
     int rc = shoal__wait_args(sh, call, w, flag_p, index_p, indices, count_p, &reg, &off);
 
     if (rc != SHOAL_SUCCESS) return rc;
-    /* Where peers reach this PE over MPI RMA (a registered range always),
+    /* Words of a registered range that every PE reaches with loads, stores
+     * and CPU atomics (a put across the part's edge, through the window,
+     * still lands: MPI progresses now and then, as in other waits). */
+    mapped = reg && w->nelems > 0 && shoal__reg_locate(sh, w->ivars, w->nelems * w->size, sh->my_pe, true, &here) > 0;
+    /* Where peers reach this PE over MPI RMA (a registered range's window),
      * their operations may land only as this PE's MPI makes progress
      * (MPICH's accumulates do): poke it at every look, not now and then as
      * other waits do. */
-    rma = reg || shoal__transports_with(sh, SHOAL__TP_CAP_NEEDS_PROGRESS);
+    rma = (reg && !mapped) || shoal__transports_with(sh, SHOAL__TP_CAP_NEEDS_PROGRESS);
     if (w->nelems == 0) {
         shoal__wait_scan(w, NULL, flag_p, index_p, indices, count_p, &pending);
         return SHOAL_SUCCESS;
@@ -229,7 +240,7 @@ static int shoal__wait_do(shoal_t sh, const char *call, const shoal__wait_spec_t
     if (w->nelems * w->size > sizeof(small) && (buf = malloc(w->nelems * w->size)) == NULL)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     for (;;) {
-        SHOAL__TRY(rc, out, shoal__wait_read(sh, call, w, reg, off, buf));
+        SHOAL__TRY(rc, out, shoal__wait_read(sh, call, w, reg, mapped, off, buf));
         if (shoal__wait_scan(w, buf, flag_p, index_p, indices, count_p, &pending)) break;
         if (!w->block) {
             /* A test that found nothing: MPI progresses once, so that a

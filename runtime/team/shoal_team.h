@@ -70,6 +70,9 @@ enum {
  * before the members met (they learn it at once instead of timing out). */
 #define SHOAL__TC_STREAM (1u << 24)
 #define SHOAL__TC_FAILED (1u << 25)
+/* The meeting a collect or fcollect in place (dest == src) makes after
+ * copying its block aside, before any member pushes. */
+#define SHOAL__TC_IN_PLACE (1u << 26)
 #define SHOAL__TC_KIND(tc, dtype, op) ((uint32_t)(tc) | (uint32_t)(dtype) << 8 | (uint32_t)(op) << 16)
 
 /* Teams' life (runtime/team/team.c). */
@@ -86,6 +89,10 @@ SHOAL__HIDDEN shoal_team_t shoal__team_node(shoal_t sh);
 SHOAL__HIDDEN int shoal__team_translate(shoal_team_t src, int pe, shoal_team_t dest);
 SHOAL__HIDDEN int shoal__team_split_strided(shoal_team_t parent, int start, int stride, int size, shoal_team_t *new_p);
 SHOAL__HIDDEN int shoal__team_split_2d(shoal_team_t parent, int xrange, shoal_team_t *xteam_p, shoal_team_t *yteam_p);
+/* shoal_team_create_strided: made by the members alone (sh's PEs start,
+ * start + stride, ..., the caller one of them; stride >= 1 unless size is
+ * 1), an id free on every member. */
+SHOAL__HIDDEN int shoal__team_create_strided(shoal_t sh, int start, int stride, int size, shoal_team_t *new_p);
 SHOAL__HIDDEN int shoal__team_destroy(shoal_team_t t);
 /* A new team's GPU flags (runtime/team/team_stream.c): zeroed in this PE's
  * control area, before the members first meet. Nothing on host heaps. */
@@ -120,7 +127,7 @@ SHOAL__HIDDEN int shoal__team_barrier(shoal_team_t t, const char *call, uint32_t
  * and bounded like a meeting. */
 SHOAL__HIDDEN int shoal__team_counts(shoal_team_t t, const char *call, uint32_t kind, uint64_t mine, uint64_t *counts);
 /* "shoal_int_sum_reduce(nreduce 10)" for kind, a, b. */
-SHOAL__HIDDEN void shoal__team_call_str(uint32_t kind, uint64_t a, uint64_t b, char *buf, size_t len);
+SHOAL__HIDDEN void shoal__team_call_str(shoal_t sh, uint32_t kind, uint64_t a, uint64_t b, char *buf, size_t len);
 
 /* One collective call: what every level (host, stream, kernel) is given. */
 typedef struct shoal__coll_args {
@@ -130,8 +137,12 @@ typedef struct shoal__coll_args {
     const void *src;
     size_t nelems;      /* elements of dt */
     int root;           /* broadcast */
+    bool keep_root;     /* broadcast: the root's dest is not written (OpenSHMEM's active-set broadcast) */
     ptrdiff_t dst, sst; /* alltoalls */
 } shoal__coll_args_t;
+/* The host API's collective: on the GPU for GPU heaps where it can
+ * (shoal__coll_run_gpu), else on the host. */
+SHOAL__HIDDEN int shoal__coll_run(shoal_team_t t, const char *call, const shoal__coll_args_t *a);
 /* The host collective a describes. */
 SHOAL__HIDDEN int shoal__coll_run_host(shoal_team_t t, const char *call, const shoal__coll_args_t *a);
 /* On a stream (runtime/team/team_stream.c, CUDA builds): enqueued on stream
@@ -154,7 +165,7 @@ SHOAL__HIDDEN int shoal__team_stream_wait(shoal_team_t t, const char *call, void
 /* The host collectives (runtime/team/team_coll.c), dtype and op from
  * runtime/team/shoal_reduce.h; counts in elements of dtype. */
 SHOAL__HIDDEN int shoal__coll_bcast(shoal_team_t t, const char *call, int dt, void *dest, const void *src,
-                                    size_t nelems, int root);
+                                    size_t nelems, int root, bool keep_root);
 SHOAL__HIDDEN int shoal__coll_collect(shoal_team_t t, const char *call, int dt, void *dest, const void *src,
                                       size_t nelems);
 SHOAL__HIDDEN int shoal__coll_fcollect(shoal_team_t t, const char *call, int dt, void *dest, const void *src,

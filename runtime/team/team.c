@@ -2,8 +2,9 @@
  * the PEs agree on the arguments and on free team ids through one
  * non-blocking allgather, bounded by SHOAL_TIMEOUT, before any blocking MPI
  * call; then on the new teams' properties and on success, through bounded
- * non-blocking allreduces), translation, destroy, and the instance's list
- * of teams. A destroyed team's handle stays readable (marked dead) until
+ * non-blocking allreduces), teams made by their members alone (they agree
+ * by messages to their lowest member, then as a split's members do),
+ * translation, destroy, and the instance's list of teams. A destroyed team's handle stays readable (marked dead) until
  * shoal_finalize, so that calls on it are refused, not undefined. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,23 +342,21 @@ static int shoal__split_id(const shoal__split_arg_t *all, const int *colors, int
     return -1;
 }
 
-/* Make this PE's team of a split: the parent's PEs of my color
- * (MPI_UNDEFINED: none), in parent order, with team id id. Collective over
- * the parent; a local failure is not returned here but in *ok_p (false),
- * so that every member still takes part in the MPI calls that follow. */
-static void shoal__split_make(shoal_team_t parent, const char *call, int color, int id, struct shoal_team **t_p,
-                              bool *ok_p)
+/* Make this PE's team from comm (its members, numbered in comm's order),
+ * with team id id; the team owns comm from here (freed with it, or here
+ * where no team was made). Collective over comm; a local failure is not
+ * returned here but in *ok_p (false on every member once they agreed: the
+ * agreement is the last step), so that every member still takes part in
+ * the MPI calls that follow; *mine_p (where not NULL): this PE's own part
+ * succeeded (its error is recorded otherwise). */
+static void shoal__team_build(shoal_t sh, const char *call, MPI_Comm comm, int id, struct shoal_team **t_p, bool *ok_p,
+                              bool *mine_p)
 {
-    shoal_t sh = parent->sh;
-    MPI_Comm comm = MPI_COMM_NULL;
     MPI_Group g = MPI_GROUP_NULL, gw = MPI_GROUP_NULL;
     struct shoal_team *t = NULL;
-    int rc = SHOAL_SUCCESS, n = 0, *ranks = NULL, lead_color = MPI_UNDEFINED;
+    int rc, n = 0, *ranks = NULL, lead_color = MPI_UNDEFINED;
     bool ok = true;
 
-    *t_p = NULL;
-    SHOAL__MPI_TRY(sh, call, rc, fail, MPI_Comm_split(parent->comm, color, parent->my_pe, &comm));
-    if (comm == MPI_COMM_NULL) return;
     if (MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS || MPI_Comm_size(comm, &n) != MPI_SUCCESS)
         ok = false;
     t = ok ? shoal__team_alloc(sh, id, n) : NULL;
@@ -389,6 +388,7 @@ static void shoal__split_make(shoal_team_t parent, const char *call, int color, 
         ok = false;
     }
     if (ok && t->leader != MPI_COMM_NULL) MPI_Comm_set_errhandler(t->leader, MPI_ERRORS_RETURN);
+    if (mine_p != NULL) *mine_p = ok;
     {
         uint64_t v[SHOAL__AGREE_N];
         shoal__team_agree_mine(sh, t, ok, v);
@@ -402,9 +402,24 @@ static void shoal__split_make(shoal_team_t parent, const char *call, int color, 
     free(ranks);
     *t_p = t;
     *ok_p = ok;
-    return;
-fail:
-    *ok_p = false;
+}
+
+/* Make this PE's team of a split: the parent's PEs of my color
+ * (MPI_UNDEFINED: none), in parent order, with team id id. Collective over
+ * the parent; a local failure is not returned here but in *ok_p (false),
+ * so that every member still takes part in the MPI calls that follow. */
+static void shoal__split_make(shoal_team_t parent, const char *call, int color, int id, struct shoal_team **t_p,
+                              bool *ok_p)
+{
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_split(parent->comm, color, parent->my_pe, &comm);
+
+    *t_p = NULL;
+    *ok_p = rc == MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        shoal__mpi_error(parent->sh, call, "MPI_Comm_split", rc);
+    else if (comm != MPI_COMM_NULL)
+        shoal__team_build(parent->sh, call, comm, id, t_p, ok_p, NULL);
 }
 
 /* Every parent PE made its teams of the split? Bounded; on failure every PE
@@ -562,6 +577,284 @@ out:
     return rc;
 }
 
+/* shoal_team_create_strided: a team that its members make alone (nobody
+ * else takes part, so no parent's communicator serves). The members first
+ * meet by messages on the world team's communicator: each sends its
+ * arguments and the team ids it uses to the lowest member, which waits for
+ * every one of them (bounded by SHOAL_TIMEOUT), compares, takes the lowest
+ * id free on every member and answers each (a member waits twice as long:
+ * the lowest member may come late and still wait its own time). An id free
+ * on every member may be in use by PEs outside the team: a team's slots in
+ * the node's control window are one per (id, node rank), written by that
+ * PE for the team it holds under the id and read by that team's node
+ * leaders; its GPU flags are words of each member's own control area,
+ * written by that team's members only. A PE holds one team per id, so
+ * teams without a common PE never touch each other's words. Then the
+ * members make the communicator (MPI_Comm_create_group: collective over
+ * them only) and the team, as a split does. */
+#define SHOAL__TAG_TEAM_CREATE 0x5f2       /* a member's arguments, to the lowest member */
+#define SHOAL__TAG_TEAM_CREATE_REPLY 0x5f3 /* the lowest member's answer */
+#define SHOAL__TAG_TEAM_CREATE_COMM 0x5f4  /* MPI_Comm_create_group */
+
+/* The lowest member's answer. */
+typedef struct shoal__create_reply {
+    int64_t status;  /* SHOAL_SUCCESS, or what every member returns */
+    int64_t id;      /* the new team's id */
+    int64_t pe;      /* the member whose arguments differ, or the first that never came; -1: none */
+    int64_t missing; /* members that never came (-1: the lowest member never answered) */
+    int64_t a[3];    /* pe's arguments (a mismatch) */
+    int64_t lead[3]; /* the lowest member's */
+} shoal__create_reply_t;
+
+/* Has a wait begun at start passed scale * SHOAL_TIMEOUT? */
+static bool shoal__create_late(shoal_t sh, double start, double scale)
+{
+    return sh->cfg.timeout > 0 && shoal__now() - start > sh->cfg.timeout * scale;
+}
+
+/* The lowest member: gather the others' arguments, decide, answer. */
+static void shoal__create_lead(shoal_t sh, MPI_Comm wc, const int *pes, int n, const shoal__split_arg_t *mine,
+                               shoal__create_reply_t *r)
+{
+    shoal__split_arg_t **got = calloc((size_t)n, sizeof(*got));
+    MPI_Request *req = malloc((size_t)n * sizeof(*req));
+    uint64_t used = ((uint64_t)1 << SHOAL__TEAM_ID_WORLD) | ((uint64_t)1 << SHOAL__TEAM_ID_NODE) | mine->ids;
+    double start = shoal__now();
+    unsigned spins = 0, polls = 0;
+
+    memset(r, 0, sizeof(*r));
+    r->pe = -1;
+    memcpy(r->lead, mine->a, sizeof(r->lead));
+    if (got == NULL || req == NULL) {
+        r->status = SHOAL_ERR_NO_MEMORY;
+        n = 1; /* nobody to wait for or answer */
+    }
+    for (int k = 1; k < n; k++) {
+        req[k] = MPI_REQUEST_NULL;
+        got[k] = malloc(sizeof(*got[k]));
+        if (got[k] == NULL)
+            r->status = SHOAL_ERR_NO_MEMORY;
+        else if (MPI_Irecv(got[k], (int)sizeof(*got[k]), MPI_BYTE, pes[k], SHOAL__TAG_TEAM_CREATE, wc, &req[k]) !=
+                 MPI_SUCCESS)
+            r->status = SHOAL_ERR_MPI;
+    }
+    for (bool late = false;;) {
+        int pending = 0;
+        for (int k = 1; k < n; k++) {
+            int done = 0;
+            if (req[k] == MPI_REQUEST_NULL) continue;
+            if (MPI_Test(&req[k], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                r->status = SHOAL_ERR_MPI;
+                done = 1;
+            }
+            pending += !done;
+        }
+        if (pending == 0 || late) break;
+        late = (++polls & 255u) == 0 && shoal__create_late(sh, start, 1.0);
+        shoal__wait_progress(sh, &spins);
+    }
+    for (int k = 1; k < n; k++) {
+        if (req[k] == MPI_REQUEST_NULL) continue;
+        /* Never came: its buffer stays MPI's (a late message may still land). */
+        MPI_Cancel(&req[k]);
+        shoal__abandon(sh, req[k], got[k]);
+        got[k] = NULL;
+        if (r->missing++ == 0) r->pe = pes[k];
+        if (r->status == SHOAL_SUCCESS) r->status = SHOAL_ERR_TIMEOUT;
+    }
+    for (int k = 1; k < n && r->status == SHOAL_SUCCESS; k++) {
+        if (memcmp(got[k]->a, mine->a, sizeof(mine->a)) != 0) {
+            r->status = SHOAL_ERR_NOT_SYMMETRIC;
+            r->pe = pes[k];
+            memcpy(r->a, got[k]->a, sizeof(r->a));
+        }
+        used |= got[k]->ids;
+    }
+    r->id = -1;
+    for (int id = 0; id < SHOAL_TEAM_MAX && r->id < 0; id++)
+        if (!(used & ((uint64_t)1 << id))) r->id = id;
+    if (r->status == SHOAL_SUCCESS && r->id < 0) r->status = SHOAL_ERR_NO_MEMORY;
+    /* Answer every member that came (small messages: sent at once). */
+    for (int k = 1; k < n; k++) {
+        shoal__create_reply_t *copy = got[k] != NULL ? malloc(sizeof(*copy)) : NULL;
+        MPI_Request sreq;
+        if (copy == NULL) continue; /* that member times out */
+        *copy = *r;
+        if (MPI_Isend(copy, (int)sizeof(*copy), MPI_BYTE, pes[k], SHOAL__TAG_TEAM_CREATE_REPLY, wc, &sreq) !=
+            MPI_SUCCESS)
+            free(copy);
+        else if (shoal__wait_mpi(sh, &sreq, copy) == SHOAL_SUCCESS)
+            free(copy);
+    }
+    for (int k = 1; k < n; k++) free(got[k]);
+    free(got);
+    free(req);
+}
+
+/* Another member: send my arguments to the lowest member, wait for its answer. */
+static void shoal__create_join(shoal_t sh, MPI_Comm wc, int lead, const shoal__split_arg_t *mine,
+                               shoal__create_reply_t *r)
+{
+    struct {
+        shoal__split_arg_t arg;
+        shoal__create_reply_t reply;
+    } *buf = malloc(sizeof(*buf));
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    double start = shoal__now();
+    unsigned spins = 0, polls = 0;
+    int done = 0;
+
+    memset(r, 0, sizeof(*r));
+    r->pe = -1;
+    memcpy(r->lead, mine->a, sizeof(r->lead)); /* (what this PE says of the lowest member's, without its answer) */
+    if (buf == NULL) {
+        r->status = SHOAL_ERR_NO_MEMORY;
+        return;
+    }
+    buf->arg = *mine;
+    if (MPI_Irecv(&buf->reply, (int)sizeof(buf->reply), MPI_BYTE, lead, SHOAL__TAG_TEAM_CREATE_REPLY, wc, &req[1]) !=
+            MPI_SUCCESS ||
+        MPI_Isend(&buf->arg, (int)sizeof(buf->arg), MPI_BYTE, lead, SHOAL__TAG_TEAM_CREATE, wc, &req[0]) !=
+            MPI_SUCCESS) {
+        r->status = SHOAL_ERR_MPI;
+        if (req[1] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&req[1]);
+            shoal__abandon(sh, req[1], buf);
+        } else
+            free(buf);
+        return;
+    }
+    while (!done) {
+        int sent = 0, got = 0;
+        if (MPI_Test(&req[0], &sent, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+            MPI_Test(&req[1], &got, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            r->status = SHOAL_ERR_MPI;
+            break;
+        }
+        done = sent && got;
+        if (!done && (++polls & 255u) == 0 && shoal__create_late(sh, start, 2.0)) {
+            r->status = SHOAL_ERR_TIMEOUT;
+            r->missing = -1;
+            r->pe = lead;
+            break;
+        }
+        if (!done) shoal__wait_progress(sh, &spins);
+    }
+    if (!done) {
+        /* Given up: the buffers stay MPI's. */
+        if (req[1] != MPI_REQUEST_NULL) MPI_Cancel(&req[1]);
+        shoal__abandon(sh, req[0], NULL);
+        shoal__abandon(sh, req[1], buf);
+        return;
+    }
+    *r = buf->reply;
+    free(buf);
+}
+
+/* What the members learned, as this PE's error (the same on each). */
+static int shoal__create_say(shoal_t sh, const char *call, const shoal__create_reply_t *r, int lead)
+{
+    const int64_t *a = r->lead;
+
+    switch (r->status) {
+    case SHOAL_ERR_TIMEOUT:
+        if (r->missing < 0)
+            return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                                "timed out after %g s waiting for the new team's lowest member, PE %d, to call it: "
+                                "every member of the new team must call %s with the same arguments",
+                                2 * sh->cfg.timeout, lead, call);
+        return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                            "timed out after %g s: PE %lld%s of the new team (start %lld, stride %lld, size %lld) "
+                            "never called it; every member must call %s with the same arguments; no team was made",
+                            sh->cfg.timeout, (long long)r->pe, r->missing > 1 ? " and others" : "", (long long)a[0],
+                            (long long)a[1], (long long)a[2], call);
+    case SHOAL_ERR_NOT_SYMMETRIC:
+        return shoal__error(sh, SHOAL_ERR_NOT_SYMMETRIC, call,
+                            "the members passed different arguments (PE %d, the lowest member: start %lld, stride "
+                            "%lld, size %lld; PE %lld: start %lld, stride %lld, size %lld); every member must pass the "
+                            "same; no team was made",
+                            lead, (long long)a[0], (long long)a[1], (long long)a[2], (long long)r->pe,
+                            (long long)r->a[0], (long long)r->a[1], (long long)r->a[2]);
+    case SHOAL_ERR_NO_MEMORY:
+        if (r->id < 0)
+            return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                                "no team id is free on every member (SHOAL_TEAM_MAX %d teams a PE, world and node "
+                                "included): destroy some first; no team was made",
+                                SHOAL_TEAM_MAX);
+        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory agreeing on a new team");
+    default:
+        return shoal__error(sh, (int)r->status, call, "the members could not agree on a new team through MPI (%s)",
+                            shoal_strerror((int)r->status));
+    }
+}
+
+int shoal__team_create_strided(shoal_t sh, int start, int stride, int size, shoal_team_t *new_p)
+{
+    static const char *call = "shoal_team_create_strided";
+    shoal_team_t w = shoal__team_world(sh);
+    shoal__split_arg_t mine = {.a = {start, stride, size}, .ids = sh->team_ids};
+    shoal__create_reply_t r;
+    struct shoal_team *t = NULL;
+    MPI_Group gw = MPI_GROUP_NULL, g = MPI_GROUP_NULL;
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = SHOAL_SUCCESS, *pes = NULL, me = -1;
+    bool ok = false, mine_ok = false;
+
+    *new_p = SHOAL_TEAM_INVALID;
+    if (sh->broken || w->broken)
+        return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                            "an earlier collective failed midway, so the PEs are out of step; only shoal_finalize is "
+                            "possible");
+    /* Checked here alone: a PE with other arguments is told by the lowest member. */
+    if (size < 1 || size > sh->n_pes || start < 0 || start >= sh->n_pes || (size > 1 && stride < 1) ||
+        (long long)start + (long long)(size - 1) * (size > 1 ? stride : 0) >= sh->n_pes)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "start %d, stride %d, size %d do not name %d PEs of the instance (PEs 0 to %d, stride at "
+                            "least 1)",
+                            start, stride, size, size, sh->n_pes - 1);
+    if (size == 1) stride = 1; /* one PE: any stride names it */
+    if (sh->my_pe >= start && (sh->my_pe - start) % stride == 0 && (sh->my_pe - start) / stride < size)
+        me = (sh->my_pe - start) / stride;
+    if (me < 0)
+        return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
+                            "PE %d is not one of the PEs start %d, stride %d, size %d: only the new team's members "
+                            "call it",
+                            sh->my_pe, start, stride, size);
+    pes = malloc((size_t)size * sizeof(int));
+    if (pes == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a team of %d PEs", size);
+    for (int i = 0; i < size; i++) pes[i] = start + i * stride;
+    if (me == 0)
+        shoal__create_lead(sh, w->comm, pes, size, &mine, &r);
+    else
+        shoal__create_join(sh, w->comm, pes[0], &mine, &r);
+    if (r.status != SHOAL_SUCCESS) {
+        rc = shoal__create_say(sh, call, &r, pes[0]);
+        goto out;
+    }
+    /* Every member agreed and is here: this collective of the members alone ends soon. */
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_group(w->comm, &gw));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Group_incl(gw, size, pes, &g));
+    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Comm_create_group(w->comm, g, SHOAL__TAG_TEAM_CREATE_COMM, &comm));
+    shoal__team_build(sh, call, comm, (int)r.id, &t, &ok, &mine_ok);
+    comm = MPI_COMM_NULL; /* the team's, or freed */
+    if (ok) {
+        shoal__team_link(sh, t);
+        *new_p = t;
+    } else {
+        shoal__team_free(t, true);
+        rc = mine_ok ? SHOAL_SUCCESS : shoal_last_status(sh);
+        if (rc == SHOAL_SUCCESS)
+            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                              "another member could not make its part of the new team (its own error says why); no "
+                              "team was made");
+    }
+out:
+    if (g != MPI_GROUP_NULL) MPI_Group_free(&g);
+    if (gw != MPI_GROUP_NULL) MPI_Group_free(&gw);
+    free(pes);
+    return rc;
+}
+
 int shoal__team_destroy(shoal_team_t t)
 {
     static const char *call = "shoal_team_destroy";
@@ -581,6 +874,19 @@ int shoal__team_destroy(shoal_team_t t)
         rc = shoal__coll_fail(t, call, SHOAL__TC_KIND(SHOAL__TC_DESTROY, 0, 0), 0, 0, rc);
     else
         rc = shoal__team_meet(t, call, SHOAL__TC_KIND(SHOAL__TC_DESTROY, 0, 0), 0, 0);
+    /* Nobody leaves before every member has read the meeting's release:
+     * the id may serve a team of other PEs next (one its members make
+     * alone waits for none of these), whose first meeting rewrites the
+     * node leader's slot. */
+    if (rc == SHOAL_SUCCESS && t->n_pes > 1) {
+        MPI_Request req;
+        rc = MPI_Ibarrier(t->comm, &req) == MPI_SUCCESS ? shoal__wait_mpi(sh, &req, NULL) : SHOAL_ERR_MPI;
+        if (rc != SHOAL_SUCCESS) {
+            t->broken = true;
+            rc = shoal__error(sh, rc, call, "the members could not leave the team together (MPI_Ibarrier: %s)",
+                              shoal_strerror(rc));
+        }
+    }
     for (p = &sh->teams; *p != NULL && *p != t; p = &(*p)->next) continue;
     if (*p == t) *p = t->next;
     sh->team_ids &= ~((uint64_t)1 << t->id);

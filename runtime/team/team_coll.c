@@ -11,7 +11,11 @@
  * Broadcast, collect, fcollect and alltoall(s) push into the members' dest
  * and end with a team barrier, which also checks that every member made
  * the same call; a reduction meets before (every src is ready, the call
- * agreed) and after (every read of src is done). */
+ * agreed) and after (every read of src is done).
+ * In place (dest == src, the same array; symmetric, so on every member
+ * alike): a broadcast's root skips its own copy; a collect or fcollect
+ * first copies its block aside and meets the others, since their pushes
+ * land in the array it sends from. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,10 +123,15 @@ static int shoal__coll_put(shoal_team_t t, const char *call, void *dest, const v
     return shoal__rma(sh, call, true, dest, src, n, t->pes[i], 1);
 }
 
-int shoal__coll_bcast(shoal_team_t t, const char *call, int dt, void *dest, const void *src, size_t nelems, int root)
+/* keep_root: the root's dest is neither written nor checked (OpenSHMEM's
+ * active-set broadcast); kind says so, so that such a call meeting a team
+ * broadcast is a mismatch. */
+int shoal__coll_bcast(shoal_team_t t, const char *call, int dt, void *dest, const void *src, size_t nelems, int root,
+                      bool keep_root)
 {
     shoal_t sh = t->sh;
-    uint32_t kind = SHOAL__TC_KIND(SHOAL__TC_BCAST, dt, 0);
+    uint32_t kind = SHOAL__TC_KIND(SHOAL__TC_BCAST, dt, keep_root ? 1 : 0);
+    bool skip = keep_root && t->my_pe == root; /* this PE's dest is left alone */
     size_t bytes = 0;
     int rc;
 
@@ -134,23 +143,43 @@ int shoal__coll_bcast(shoal_team_t t, const char *call, int dt, void *dest, cons
     }
     rc = shoal__coll_bytes(sh, call, nelems, shoal__dt_size(dt), &bytes);
     if (rc == SHOAL_SUCCESS)
-        rc =
-            shoal__coll_check(t, call, dest, bytes, t->my_pe == root ? src : NULL, t->my_pe == root ? bytes : 0, false);
+        rc = shoal__coll_check(t, call, skip ? NULL : dest, skip ? 0 : bytes, t->my_pe == root ? src : NULL,
+                               t->my_pe == root ? bytes : 0, true);
     if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, (uint64_t)root, rc);
-    if (t->my_pe == root)
-        for (int k = 0; k < t->n_pes && rc == SHOAL_SUCCESS; k++)
+    if (t->my_pe == root) /* in place (the root's dest is its src already), or keep_root */
+        for (int k = 0; k < t->n_pes - (skip || dest == src) && rc == SHOAL_SUCCESS; k++)
             rc = shoal__coll_put(t, call, dest, src, bytes, (root + 1 + k) % t->n_pes);
     if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, (uint64_t)root, rc);
     return shoal__coll_meet(t, call, kind, nelems, (uint64_t)root);
 }
 
-/* Every member's block (bytes[i] at offset off[i] of dest) from my src. */
-static int shoal__coll_gather_push(shoal_team_t t, const char *call, char *dest, const void *src, size_t mine,
-                                   size_t my_off)
+/* My block (mine bytes of src) into every member's dest at my_off. In
+ * place (dest == src), the block is first copied aside (a get from this PE:
+ * the heap may be GPU memory) and the members meet as kind's in-place step
+ * before anyone pushes, since the others' blocks land in the array this PE
+ * sends from; the block then goes to this PE's own dest too. */
+static int shoal__coll_gather_push(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, char *dest,
+                                   const void *src, size_t mine, size_t my_off)
 {
+    shoal_t sh = t->sh;
+    void *aside = NULL;
     int rc = SHOAL_SUCCESS;
+
+    if (dest == src) {
+        if (mine > 0 && (aside = malloc(mine)) == NULL)
+            return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory (%zu bytes, in place)", mine);
+        if (mine > 0) rc = shoal__rma(sh, call, false, aside, src, mine, sh->my_pe, 0);
+        if (rc == SHOAL_SUCCESS) rc = shoal__quiet(sh, call);
+        if (rc != SHOAL_SUCCESS) goto out;
+        /* The others' failures from here on are theirs: the meeting names them. */
+        SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind | SHOAL__TC_IN_PLACE, a, 0));
+        src = aside;
+    }
     for (int k = 0; k < t->n_pes && rc == SHOAL_SUCCESS; k++)
         rc = shoal__coll_put(t, call, dest + my_off, src, mine, (t->my_pe + 1 + k) % t->n_pes);
+    if (aside != NULL && rc == SHOAL_SUCCESS) rc = shoal__quiet(sh, call); /* the puts read aside */
+out:
+    free(aside);
     return rc;
 }
 
@@ -164,8 +193,9 @@ int shoal__coll_fcollect(shoal_team_t t, const char *call, int dt, void *dest, c
     shoal__coll_direct(t, dest, src);
     rc = shoal__coll_bytes(sh, call, nelems, shoal__dt_size(dt), &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, bytes, (size_t)t->n_pes, &all);
-    if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, all, src, bytes, false);
-    if (rc == SHOAL_SUCCESS) rc = shoal__coll_gather_push(t, call, dest, src, bytes, (size_t)t->my_pe * bytes);
+    if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, all, src, bytes, true);
+    if (rc == SHOAL_SUCCESS)
+        rc = shoal__coll_gather_push(t, call, kind, nelems, dest, src, bytes, (size_t)t->my_pe * bytes);
     if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, 0, rc);
     return shoal__coll_meet(t, call, kind, nelems, 0);
 }
@@ -200,8 +230,8 @@ int shoal__coll_collect(shoal_team_t t, const char *call, int dt, void *dest, co
         }
         total += counts[i] * es;
     }
-    if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, total, src, mine, false);
-    if (rc == SHOAL_SUCCESS) rc = shoal__coll_gather_push(t, call, dest, src, mine, off);
+    if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, total, src, mine, true);
+    if (rc == SHOAL_SUCCESS) rc = shoal__coll_gather_push(t, call, kind, total, dest, src, mine, off);
     if (rc != SHOAL_SUCCESS) {
         rc = shoal__coll_fail(t, call, kind, total, 0, rc);
         goto out;
@@ -363,7 +393,7 @@ out:
 int shoal__coll_run_host(shoal_team_t t, const char *call, const shoal__coll_args_t *a)
 {
     switch (a->tc) {
-    case SHOAL__TC_BCAST: return shoal__coll_bcast(t, call, a->dt, a->dest, a->src, a->nelems, a->root);
+    case SHOAL__TC_BCAST: return shoal__coll_bcast(t, call, a->dt, a->dest, a->src, a->nelems, a->root, a->keep_root);
     case SHOAL__TC_COLLECT: return shoal__coll_collect(t, call, a->dt, a->dest, a->src, a->nelems);
     case SHOAL__TC_FCOLLECT: return shoal__coll_fcollect(t, call, a->dt, a->dest, a->src, a->nelems);
     case SHOAL__TC_ALLTOALL: return shoal__coll_alltoall(t, call, a->dt, a->dest, a->src, a->nelems);

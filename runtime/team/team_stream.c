@@ -318,6 +318,7 @@ static int shoal__team_ce_push(shoal_team_t t, const char *call, cudaStream_t st
         int i = (t->my_pe + 1 + k) % t->n_pes;
         char *peer = sh->peer_base[t->pes[i]] + (dest + doff_base - sh->heap_base);
         const char *s = per_member_src ? src + (size_t)i * bytes : src;
+        if (peer == s) continue; /* a broadcast's root in place */
         SHOAL__CUDA_TRY(sh, call, rc, out, cudaMemcpyAsync(peer, s, bytes, cudaMemcpyDeviceToDevice, stream));
     }
 out:
@@ -339,7 +340,10 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
     shoal_device_t dev;
     shoal_dev_team_t dt;
 
+    /* A collect or fcollect in place copies its block aside on the host
+     * path; a broadcast that keeps the root's dest (keep_root) runs there. */
     if (!shoal__team_on_gpu(t) || (a->tc == SHOAL__TC_REDUCE && kt < 0) ||
+        (a->tc == SHOAL__TC_FCOLLECT && a->dest != NULL && a->dest == a->src) || a->keep_root ||
         (a->dest != NULL && !shoal__in_heap(sh, a->dest, 1)) || (a->src != NULL && !shoal__in_heap(sh, a->src, 1)) ||
         sh->coll_algo == SHOAL__COLL_ALGO_TRANSPORT || a->tc == SHOAL__TC_COLLECT || a->tc == SHOAL__TC_ALLTOALLS)
         return SHOAL__COLL_NOT_HERE;
@@ -364,7 +368,7 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
                                   t->n_pes - 1);
             else
                 rc = shoal__coll_check(t, call, a->dest, bytes, t->my_pe == a->root ? a->src : NULL,
-                                       t->my_pe == a->root ? bytes : 0, false);
+                                       t->my_pe == a->root ? bytes : 0, true);
             break;
         case SHOAL__TC_FCOLLECT: rc = shoal__coll_check(t, call, a->dest, all, a->src, bytes, false); break;
         case SHOAL__TC_ALLTOALL: rc = shoal__coll_check(t, call, a->dest, all, a->src, all, false); break;
@@ -474,3 +478,14 @@ out:
     return rc;
 }
 #endif
+
+int shoal__coll_run(shoal_team_t t, const char *call, const shoal__coll_args_t *a)
+{
+#if SHOAL_HAVE_CUDA
+    if (t->sh->heap_kind == SHOAL_HEAP_GPU) {
+        int rc = shoal__coll_run_gpu(t, call, a);
+        if (rc != SHOAL__COLL_NOT_HERE) return rc;
+    }
+#endif
+    return shoal__coll_run_host(t, call, a);
+}

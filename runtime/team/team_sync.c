@@ -22,8 +22,9 @@ static const char *const shoal__tc_names[SHOAL__TC_COUNT] = {
 #undef SHOAL__TC_NAME
 };
 
-void shoal__team_call_str(uint32_t kind, uint64_t a, uint64_t b, char *buf, size_t len)
+void shoal__team_call_str(shoal_t sh, uint32_t kind, uint64_t a, uint64_t b, char *buf, size_t len)
 {
+    char raw[96], said[128];
     int tc = (int)(kind & 0xffu), dt = (int)((kind >> 8) & 0xffu), op = (int)((kind >> 16) & 0xffu);
     const char *sfx = (kind & SHOAL__TC_STREAM) ? "_on_stream" : "";
     const char *name = tc < SHOAL__TC_COUNT ? shoal__tc_names[tc] : "?";
@@ -31,17 +32,21 @@ void shoal__team_call_str(uint32_t kind, uint64_t a, uint64_t b, char *buf, size
     unsigned long long ua = (unsigned long long)a;
 
     if (dt == SHOAL__DT_MEM)
-        snprintf(fn, sizeof(fn), "shoal_%smem%s", name, sfx);
+        snprintf(raw, sizeof(raw), "shoal_%smem%s", name, sfx);
     else if (tc == SHOAL__TC_REDUCE)
-        snprintf(fn, sizeof(fn), "shoal_%s_%s_reduce%s", shoal__dt_name(dt), shoal__op_name(op), sfx);
+        snprintf(raw, sizeof(raw), "shoal_%s_%s_reduce%s", shoal__dt_name(dt), shoal__op_name(op), sfx);
     else
-        snprintf(fn, sizeof(fn), "shoal_%s_%s%s", shoal__dt_name(dt), name, sfx);
+        snprintf(raw, sizeof(raw), "shoal_%s_%s%s", shoal__dt_name(dt), name, sfx);
+    snprintf(fn, sizeof(fn), "%s", shoal__say(sh, raw, said, sizeof(said)));
     switch (tc) {
     case SHOAL__TC_SYNC:
     case SHOAL__TC_BARRIER:
     case SHOAL__TC_DESTROY:
     case SHOAL__TC_BARRIER_STREAM: snprintf(buf, len, "%s%s", name, sfx); break;
-    case SHOAL__TC_BCAST: snprintf(buf, len, "%s(nelems %llu, root %llu)", fn, ua, (unsigned long long)b); break;
+    case SHOAL__TC_BCAST: /* op 1: the root's dest is not written (OpenSHMEM's active-set broadcast) */
+        snprintf(buf, len, "%s(nelems %llu, root %llu%s)", fn, ua, (unsigned long long)b,
+                 op == 1 ? ", root's dest kept" : "");
+        break;
     case SHOAL__TC_COLLECT:
     case SHOAL__TC_COUNTS: snprintf(buf, len, "%s", fn); break;
     case SHOAL__TC_ALLTOALLS:
@@ -49,6 +54,10 @@ void shoal__team_call_str(uint32_t kind, uint64_t a, uint64_t b, char *buf, size
         break;
     case SHOAL__TC_REDUCE: snprintf(buf, len, "%s(nreduce %llu)", fn, ua); break;
     default: snprintf(buf, len, "%s(nelems %llu)", fn, ua); break;
+    }
+    if (kind & SHOAL__TC_IN_PLACE) {
+        size_t n = strlen(buf);
+        if (n < len) snprintf(buf + n, len - n, " in place");
     }
     if (kind & SHOAL__TC_FAILED) {
         size_t n = strlen(buf);
@@ -98,7 +107,7 @@ static int shoal__team_timeout(shoal_team_t t, const char *call, uint32_t kind, 
     t->broken = true;
     atomic_fetch_or_explicit(&shoal__team_slot(sh, t->id, sh->node_rank)->arrived, SHOAL__GAVE_UP,
                              memory_order_release);
-    shoal__team_call_str(kind, a, b, what, sizeof(what));
+    shoal__team_call_str(sh, kind, a, b, what, sizeof(what));
     if (why == SHOAL__TEAM_TO_LATE)
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                             "cannot complete %s on a team of %d PEs: the other members gave up on it (after %g s) "
@@ -162,7 +171,7 @@ static int shoal__team_mismatch(shoal_team_t t, const char *call, uint32_t kind,
             n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; ...");
             break;
         }
-        shoal__team_call_str((uint32_t)e[0], e[1], e[2], one, sizeof(one));
+        shoal__team_call_str(sh, (uint32_t)e[0], e[1], e[2], one, sizeof(one));
         n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%sPE %d (team PE %d): %s", i ? "; " : "", t->pes[i], i, one);
     }
     free(all);

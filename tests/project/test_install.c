@@ -11,7 +11,14 @@
  *    builds against shoal::shoal, shoal::shoal_static and, with CUDA,
  *    shoal::cuda; a newer version than installed is refused;
  *  - programs built with pkg-config (shoal, and shoal-cuda for
- *    shoal_cuda.h) compile, link and run.
+ *    shoal_cuda.h) compile, link and run;
+ *  - the OpenSHMEM headers (shmem.h, shmem_deprecated.h, pshmem.h, and
+ *    mpp/shmem.h, mpp/shmemx.h for programs that include them from there)
+ *    serve C and C++ programs built with the installed oshcc and oshc++
+ *    and run with oshrun: a profiler built apart as a shared library
+ *    intercepts shmem_putmem of a program through the installed
+ *    libshoal.so and reaches it through pshmem_putmem; a C++ program
+ *    uses the deprecated names and ends without shmem_finalize.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -62,38 +69,48 @@ static void expect_file(const char *rel)
     CHECK_MSG(lstat(path, &st) == 0, "%s was not installed", path);
 }
 
-/* Every #include "x" of every installed header is installed too. */
-static int check_header_closure(void)
+/* Every #include "x" of every installed header, in include/ and its
+ * folders (mpp/), is installed too, beside the header that includes it. */
+static int check_header_dir(const char *dir)
 {
-    char dir[8192];
-    DIR *d;
+    DIR *d = opendir(dir);
     struct dirent *e;
     int headers = 0;
 
-    snprintf(dir, sizeof(dir), "%s/include", prefix);
-    d = opendir(dir);
     CHECK_MSG(d != NULL, "no %s", dir);
     while ((e = readdir(d)) != NULL) {
         char path[8192 + 256], *text, *p;
+        struct stat st;
         if (e->d_name[0] == '.') continue;
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        CHECK(stat(path, &st) == 0);
+        if (S_ISDIR(st.st_mode)) {
+            headers += check_header_dir(path);
+            continue;
+        }
         text = slurp(path);
         headers++;
         for (p = text; (p = strstr(p, "#include \"")) != NULL;) {
-            char name[256], inc[8192 + 256];
+            char name[256], inc[8192 + 512];
             const char *q = p + strlen("#include \""), *end = strchr(q, '"');
-            struct stat st;
             CHECK(end != NULL && (size_t)(end - q) < sizeof(name));
             memcpy(name, q, (size_t)(end - q));
             name[end - q] = '\0';
             snprintf(inc, sizeof(inc), "%s/%s", dir, name);
-            CHECK_MSG(stat(inc, &st) == 0, "installed %s includes \"%s\", which is not installed", e->d_name, name);
+            CHECK_MSG(stat(inc, &st) == 0, "installed %s includes \"%s\", which is not installed", path, name);
             p = (char *)end;
         }
         free(text);
     }
     closedir(d);
     return headers;
+}
+
+static int check_header_closure(void)
+{
+    char dir[8192];
+    snprintf(dir, sizeof(dir), "%s/include", prefix);
+    return check_header_dir(dir);
 }
 
 static void write_file(const char *path, const char *text)
@@ -229,6 +246,63 @@ static void check_pkg_config(void)
     CHECK_CONTAINS(pc_build_run(dir, "cuda", "shoal-cuda"), "stream API linked 1");
 }
 
+/* OpenSHMEM programs against the installed tree: a profiler of shmem_putmem
+ * as a shared library of its own, a C program that it profiles (through
+ * <mpp/shmem.h>, started with start_pes, finalized at exit), and a C++
+ * program on the deprecated names and pshmem.h, run at 2 PEs. */
+static void check_shmem(void)
+{
+    char dir[8192], path[8192 + 64], cmd[1 << 16], *out;
+
+    snprintf(dir, sizeof(dir), "%s/shmem", root);
+    CHECK(mkdir(dir, 0755) == 0);
+    snprintf(path, sizeof(path), "%s/prof.c", dir);
+    write_file(path, "#include <pshmem.h>\n"
+                     "static int calls;\n"
+                     "void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)\n"
+                     "{\n    calls++;\n    pshmem_putmem(dest, source, nelems, pe);\n}\n"
+                     "int prof_putmem_calls(void) { return calls; }\n");
+    snprintf(path, sizeof(path), "%s/app.c", dir);
+    write_file(path, "#include <stdio.h>\n#include <mpp/shmem.h>\n#include <mpp/shmemx.h>\n"
+                     "int prof_putmem_calls(void);\n"
+                     "static char buf[16];\n"
+                     "int main(void)\n{\n"
+                     "    char src[16];\n"
+                     "    start_pes(0);\n"
+                     "    snprintf(src, sizeof(src), \"from PE %d\", _my_pe());\n"
+                     "    shmem_putmem(buf, src, sizeof(src), (_my_pe() + 1) % _num_pes());\n"
+                     "    shmem_put64(buf, src, 0, 0); /* inside the library: not counted */\n"
+                     "    shmem_barrier_all();\n"
+                     "    printf(\"PE %d: %d putmem, %s\\n\", _my_pe(), prof_putmem_calls(), buf);\n"
+                     "    return 0;\n}\n");
+    snprintf(path, sizeof(path), "%s/cxx.cpp", dir);
+    write_file(path, "#include <cstdio>\n#include <mpp/shmem.h>\n#include <pshmem.h>\n"
+                     "int main()\n{\n"
+                     "    start_pes(0);\n"
+                     "    int *c = static_cast<int *>(shmalloc(sizeof(int)));\n"
+                     "    *c = 0;\n"
+                     "    shmem_barrier_all();\n"
+                     "    shmem_int_fadd(c, _my_pe() + 1, 0);\n"
+                     "    shmem_barrier_all();\n"
+                     "    if (_my_pe() == 0) std::printf(\"C++: %d from %d PEs, %d\\n\", *c, _num_pes(), "
+                     "p_my_pe());\n"
+                     "    shmem_barrier_all();\n"
+                     "    shfree(c);\n"
+                     "    return 0;\n}\n");
+    snprintf(cmd, sizeof(cmd),
+             "cd %s && %s/bin/oshcc -shared -fPIC -o libprof.so prof.c 2>&1 && "
+             "%s/bin/oshcc -o app app.c -L. -lprof -Wl,-rpath,%s 2>&1 && %s/bin/oshc++ -o cxx cxx.cpp 2>&1 && "
+             "MPIEXEC_TIMEOUT=60 %s/bin/oshrun -n 2 ./app 2>&1 && MPIEXEC_TIMEOUT=60 %s/bin/oshrun -n 2 ./cxx 2>&1",
+             dir, prefix, prefix, dir, prefix, prefix, prefix);
+    out = run(cmd);
+    CHECK_CONTAINS(out, "PE 0: 1 putmem, from PE 1\n");
+    CHECK_CONTAINS(out, "PE 1: 1 putmem, from PE 0\n");
+    CHECK_CONTAINS(out, "C++: 3 from 2 PEs, 0\n");
+    /* The program runs on the installed library. */
+    snprintf(cmd, sizeof(cmd), "ldd %s/app 2>&1 | grep libshoal", dir);
+    CHECK_CONTAINS(run(cmd), prefix);
+}
+
 int main(void)
 {
     const char *build = getenv("SHOAL_TEST_BUILDDIR"), *src = getenv("SHOAL_TEST_SRCDIR");
@@ -257,6 +331,11 @@ int main(void)
     expect_file("lib/libshoal.so");
     expect_file("lib/pkgconfig/shoal.pc");
     expect_file("bin/shoal-topo");
+    expect_file("include/shmem.h");
+    expect_file("include/shmem_deprecated.h");
+    expect_file("include/pshmem.h");
+    expect_file("include/mpp/shmem.h");
+    expect_file("include/mpp/shmemx.h");
     headers = check_header_closure();
     CHECK(headers >= 2);
 
@@ -281,9 +360,12 @@ int main(void)
 
     check_cmake_project();
     check_pkg_config();
+    check_shmem();
 
     snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
     CHECK(system(cmd) == 0);
-    check_note("installed %d headers, the libraries, shoal.pc, the CMake package and a working shoal-topo", headers);
+    check_note("installed %d headers, the libraries, shoal.pc, the CMake package, a working shoal-topo and OpenSHMEM "
+               "programs (a profiler through pshmem.h, C++, mpp/)",
+               headers);
     return 0;
 }

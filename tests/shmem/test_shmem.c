@@ -730,6 +730,35 @@ static void collectives(shmem_team_t team, char *buf, char *dstb, char *srcb)
                 CHECK_MSG(dst[k] == 0xdeadULL, "alltoalls gap %d written", k);
         }
     }
+    /* In place (dest == source, the same array): a broadcast's root keeps
+     * its data; collect and fcollect gather every member's leading block. */
+    {
+        long *a = (long *)dstb;
+        int root = tn / 2;
+        for (int i = 0; i < NE; i++) a[i] = tme == root ? cv(tme, i, 6) : -3;
+        shmem_team_sync(team);
+        CHECK_EQ_INT(shmem_long_broadcast(team, a, a, NE, root), 0);
+        for (int i = 0; i < NE; i++) CHECK_MSG(a[i] == cv(root, i, 6), "in-place broadcast element %d", i);
+    }
+    {
+        int *a = (int *)dstb;
+        for (int i = 0; i < NE * tn; i++) a[i] = i < NE ? cv(tme, i, 7) : -4;
+        shmem_team_sync(team);
+        CHECK_EQ_INT(shmem_int_fcollect(team, a, a, NE), 0);
+        for (int r = 0; r < tn; r++)
+            for (int i = 0; i < NE; i++)
+                CHECK_MSG(a[r * NE + i] == cv(r, i, 7), "in-place fcollect: member %d element %d", r, i);
+    }
+    {
+        short *a = (short *)dstb;
+        int cnt = 1 + tme % 3, off = 0;
+        for (int i = 0; i < 3 * tn; i++) a[i] = (short)(i < cnt ? cv(tme, i, 8) : -5);
+        shmem_team_sync(team);
+        CHECK_EQ_INT(shmem_short_collect(team, a, a, (size_t)cnt), 0);
+        for (int r = 0; r < tn; r++)
+            for (int i = 0; i < 1 + r % 3; i++, off++)
+                CHECK_MSG(a[off] == cv(r, i, 8), "in-place collect: member %d element %d", r, i);
+    }
     RED_ARITH(int, int, 0);
     RED_ARITH(long, long, 1);
     RED_ARITH(double, double, 2);
@@ -825,6 +854,30 @@ static void test_teams(void)
     team_ctx_ring(yt);
     shmem_barrier_all();
 
+    /* A PE outside a team gets SHMEM_CTX_INVALID from its context creation;
+     * quiet, fence and destroy on it do nothing (no abort). */
+    {
+        shmem_ctx_t c = SHMEM_CTX_DEFAULT;
+        CHECK_EQ_INT(shmem_team_create_ctx(even, 0, &c) != 0, even == SHMEM_TEAM_INVALID);
+        if (even == SHMEM_TEAM_INVALID) CHECK(c == SHMEM_CTX_INVALID);
+        shmem_ctx_quiet(SHMEM_CTX_INVALID);
+        shmem_ctx_fence(SHMEM_CTX_INVALID);
+        shmem_ctx_destroy(c);
+    }
+    /* A collective returns nonzero instead of ending the job, and its
+     * message names the OpenSHMEM routine and OpenSHMEM's allocator:
+     * private (stack) memory is not symmetric. */
+    {
+        double priv_d[4] = {0}, priv_s[4] = {0};
+        const char *msg;
+        CHECK(shmem_double_alltoall(SHMEM_TEAM_WORLD, priv_d, priv_s, 4 / (npes < 4 ? npes : 4)) != 0);
+        msg = shoal_last_error(shmem_shoal());
+        CHECK_CONTAINS(msg, "shmem_double_alltoall");
+        CHECK_CONTAINS(msg, "shmem_malloc");
+        CHECK_MSG(strstr(msg, "shoal_") == NULL, "the message names shoal's calls: %s", msg);
+        CHECK(shmem_team_sync(SHMEM_TEAM_INVALID) != 0);
+        shmem_barrier_all();
+    }
     collectives(SHMEM_TEAM_WORLD, buf, dstb, srcb);
     shmem_barrier_all();
     if (even != SHMEM_TEAM_INVALID) collectives(even, buf, dstb, srcb);
