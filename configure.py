@@ -381,7 +381,10 @@ test_inc += ['-I' + built('api', 'shmem')]  # pshmem.h, written by the build
 # The library and the tests see the internal headers and hide symbols by
 # default (the library exports through SHOAL_EXPORT). The tool, examples and
 # bench are users of the public library: public headers, default visibility.
-lib_cflags = base_cflags + ['-fvisibility=hidden'] + INTERNAL + deps_cflags
+# -fno-semantic-interposition: the library binds its own calls (-Bsymbolic-functions
+# below), so the compiler may inline one exported function into another
+# (shmem_long_atomic_add into shmem_ctx_long_atomic_add's body, say).
+lib_cflags = base_cflags + ['-fvisibility=hidden', '-fno-semantic-interposition'] + INTERNAL + deps_cflags
 prog_cflags = base_cflags + ['-Iapi', '-Iapi/shmem'] + cfg.mpi_cflags
 # Libraries from --mpi-prefix/--hwloc-prefix are found at run time through rpath.
 extra_libdirs = [d for d in cfg.mpi_libdirs + cfg.hwloc_libdirs if d not in SYSTEM_LIBDIRS]

@@ -4,6 +4,7 @@
 #ifndef SHOAL_HEAP_H
 #define SHOAL_HEAP_H
 
+#include "base/shoal_amo_op.h"
 #include "base/shoal_instance.h"
 
 /* Host heap (runtime/heap/heap_host.c) and GPU heap (runtime/heap/gpu.c). */
@@ -24,5 +25,11 @@ SHOAL__HIDDEN int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n);
 /* pe's GPU (PCI bus id) as its node published it; NULL for PEs of other
  * nodes, host heaps and builds without CUDA. */
 SHOAL__HIDDEN const char *shoal__gpu_bus_id(shoal_t sh, int pe);
+
+/* An atomic on host memory this process can load and store (self and shm
+ * on host heaps): C11 atomics, sequentially consistent
+ * (runtime/heap/amo_cpu.c; the transports self and shm, and
+ * ops/ on registered ranges mapped here, call it). */
+SHOAL__HIDDEN void shoal__amo_cpu(void *word, const shoal__amo_t *a, void *result);
 
 #endif /* SHOAL_HEAP_H */

@@ -13,6 +13,7 @@
 #include "transport/transport.h"
 #if SHOAL_HAVE_CUDA
 #include "heap/shoal_gpu.h"
+#include "heap/shoal_heap.h"
 #endif
 
 static const char *const shoal__amo_names[SHOAL__AMO_OPS] = {

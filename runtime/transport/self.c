@@ -2,6 +2,7 @@
  * copy engine (the instance's internal stream, or the caller's stream). */
 #include <string.h>
 
+#include "heap/shoal_heap.h"
 #include "transport/transport.h"
 
 static bool self_connect(shoal_t sh, int pe) { return pe == sh->my_pe; }

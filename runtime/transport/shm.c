@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "transport/transport.h"
+#include "heap/shoal_heap.h"
 
 static bool shm_connect(shoal_t sh, int pe)
 {

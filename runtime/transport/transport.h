@@ -158,11 +158,6 @@ SHOAL__HIDDEN bool shoal__tp_candidate(shoal_t sh, int pe, shoal_transport_id_t 
  * scratch memory; *moved_p is the same on every PE. */
 SHOAL__HIDDEN int shoal__win_base_moves(shoal_t sh, const char *call, MPI_Comm comm, bool alias, int *moved_p);
 
-/* An atomic on host memory this process can load and store (self and shm
- * on host heaps): C11 atomics, sequentially consistent
- * (runtime/transport/amo_cpu.c). */
-SHOAL__HIDDEN void shoal__amo_cpu(void *word, const shoal__amo_t *a, void *result);
-
 /* height rows of width bytes between host memory both sides can load and
  * store (self and shm on host heaps): a row at a time, one copy when both
  * sides are contiguous. */

@@ -100,7 +100,7 @@ static void test_alloc(shoal_t sh)
     CHECK_CONTAINS(shoal_last_error(sh), "overflows");
     CHECK_EQ_PTR(shoal_align(sh, 0, 64), NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "not a power of two");
-    CHECK_EQ_PTR(shoal_align(sh, (size_t)4 << 20, 64), NULL);
+    CHECK_EQ_PTR(shoal_align(sh, (size_t)16 << 20, 64), NULL);
     CHECK_CONTAINS(shoal_last_error(sh), "not a power of two up to");
 
     /* The bounds are the bytes asked for, not the allocator's rounding. */

@@ -68,10 +68,25 @@ static void launch(char *cmd, size_t len, const char *dir, int limit, int np, co
              bin, np, run);
 }
 
-/* Why a run that exited with rc failed: a time limit, or its status. */
-static void exit_reason(char *why, size_t len, int rc, int limit)
+/* Did the run that exited with rc, its output in log, hit its time limit:
+ * timeout's status, or hydra's MPIEXEC_TIMEOUT (whose status a make in
+ * between turns into its own)? */
+static bool timed_out(int rc, const char *log)
 {
-    if (rc == 124 || rc == 128 + 9 || rc == 128 + 15)
+    char *text;
+    bool hit;
+
+    if (rc == 124 || rc == 128 + 9 || rc == 128 + 15) return true;
+    text = prog_read(log);
+    hit = text != NULL && strstr(text, "APPLICATION TIMED OUT") != NULL;
+    free(text);
+    return hit;
+}
+
+/* Why a run that exited with rc failed: its time limit, or its status. */
+static void exit_reason(char *why, size_t len, int rc, int limit, const char *log)
+{
+    if (timed_out(rc, log))
         snprintf(why, len, "did not finish within %d s (exit status %d)", limit, rc);
     else
         snprintf(why, len, "exited with %d", rc);
@@ -109,8 +124,8 @@ static bool prk_a2a_failed(int rc, const char *log, char *why, size_t len)
         snprintf(why, len, "no log");
     else if (rc == 0 || strstr(text, "Solution validates") != NULL)
         snprintf(why, len, "ran to the end (exit status %d) with private buffers in shmem_double_alltoall", rc);
-    else if (rc == 124 || rc == 128 + 9 || rc == 128 + 15)
-        exit_reason(why, len, rc, PRK_RUN_S);
+    else if (timed_out(rc, log))
+        exit_reason(why, len, rc, PRK_RUN_S, log);
     else if (strstr(text, "shmem_double_alltoall") == NULL)
         snprintf(why, len, "failed (exit status %d) without naming shmem_double_alltoall", rc);
     else if (check_strcasestr(text, "symmetric") == NULL || strstr(text, "shmem_malloc") == NULL)
@@ -172,7 +187,7 @@ static void run_prk(void)
                 else if (rrc == 0)
                     prog_fail(&tally, name, "exited with 0 but did not print \"Solution validates\"", rlog);
                 else {
-                    exit_reason(why, sizeof(why), rrc, PRK_RUN_S);
+                    exit_reason(why, sizeof(why), rrc, PRK_RUN_S, rlog);
                     prog_fail(&tally, name, why, rlog);
                 }
                 free(text);
@@ -315,7 +330,7 @@ static void run_osu(void)
             launch(cmd, sizeof(cmd), tmp, OSU_RUN_S, nps[j], run);
             rc = prog_sh(cmd, log);
             if (rc != 0) {
-                exit_reason(why, sizeof(why), rc, OSU_RUN_S);
+                exit_reason(why, sizeof(why), rc, OSU_RUN_S, log);
                 prog_fail(&tally, name, why, log);
             } else if (!osu_table(o, log, why, sizeof(why)))
                 prog_fail(&tally, name, why, log);
@@ -405,7 +420,7 @@ static void run_s4p_tests(const char *copy)
                 ran += isdigit(p[4]) && p[4] != '0';
             for (const char *p = text; p != NULL && (p = strstr(p, "OK")) != NULL; p++) oks++;
             if (rc != 0) {
-                exit_reason(why, sizeof(why), rc, S4P_MODULE_S);
+                exit_reason(why, sizeof(why), rc, S4P_MODULE_S, log);
                 prog_fail(&tally, name, why, log);
             } else if (text == NULL || ran < nps[j] || oks < nps[j] || strstr(text, "FAILED") != NULL)
                 prog_fail(&tally, name, "exited with 0, but not every PE ran its tests and said OK", log);
@@ -446,7 +461,7 @@ static void run_s4p_demos(const char *copy)
                 if (rc == 0)
                     prog_pass(&tally, name);
                 else {
-                    exit_reason(why, sizeof(why), rc, S4P_DEMO_S);
+                    exit_reason(why, sizeof(why), rc, S4P_DEMO_S, log);
                     prog_fail(&tally, name, why, log);
                 }
             }

@@ -1,7 +1,7 @@
 /* Atomics on host memory this process can load and store: the word of
- * self and shm on host heaps. Sequentially consistent, so that the data a
+ * self and shm on host heaps, and registered ranges node peers map. Sequentially consistent, so that the data a
  * PE stored before a signal is seen by whoever sees the signal. */
-#include "transport/transport.h"
+#include "heap/shoal_heap.h"
 
 #define SHOAL__AMO_CPU(T, word, a, result)                                                                             \
     do {                                                                                                               \
