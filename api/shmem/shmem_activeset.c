@@ -100,6 +100,13 @@ static shoal_team_t shmem__aset_team(const char *call, int start, int log_stride
         rc = shoal_team_create_strided(sh, start, (int)stride, size, &t);
         if (rc != SHOAL_SUCCESS) {
             pthread_mutex_unlock(&shmem__aset_lock);
+            /* The triplet as the program gave it: shoal's message speaks of
+             * the team (its stride is 2^logPE_stride). */
+            fprintf(stderr,
+                    "%s: PE %d: the active set PE_start %d, logPE_stride %d, PE_size %d could not be formed (each "
+                    "distinct active set is a team kept until shmem_finalize; %d teams at most, the program's own "
+                    "included):\n",
+                    call, shoal_my_pe(sh), start, log_stride, size, SHOAL_TEAM_MAX - 2);
             shmem__die(call, rc);
         }
         shmem__asets[shmem__n_asets++] = (shmem__aset_t){start, log_stride, size, t};

@@ -103,6 +103,8 @@ static size_t shmem__parse_size(const char *v)
     }
     if (*end == 'b' || *end == 'B') end++;
     if (*end != '\0') return 0;
+    /* Past 2^62 bytes (or NaN) is no size: the conversion would be undefined. */
+    if (!(x * (double)mult < 4611686018427387904.0)) return 0;
     return (size_t)(x * (double)mult);
 }
 
@@ -179,11 +181,15 @@ static int shmem__find_data(struct dl_phdr_info *info, size_t size, void *arg)
  * may never come to meet it (mpiexec takes them down); nor can it be done
  * once the program ended MPI itself. on_exit gives that status (atexit
  * where the C library has no on_exit). */
+/* The process that called shmem_init: a child made by fork inherits the
+ * exit handler, but not the PE (its MPI is a copy it must not finalize). */
+static pid_t shmem__pid;
+
 static void shmem__exit_finalize(int status, void *arg)
 {
     int done = 0;
     (void)arg;
-    if (shmem__sh == NULL || status != 0) return;
+    if (shmem__sh == NULL || status != 0 || getpid() != shmem__pid) return;
     if (MPI_Finalized(&done) != MPI_SUCCESS || done) return;
     shmem_finalize();
 }
@@ -231,6 +237,7 @@ static void shmem__start(int requested)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     shmem__sh->names = shmem__names; /* messages name OpenSHMEM's calls */
+    shmem__pid = getpid();
     shmem__epoch++;
     shmem__team_world = shoal_team_world(shmem__sh);
     shmem__team_shared = shoal_team_node(shmem__sh);

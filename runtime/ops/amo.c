@@ -10,10 +10,10 @@
 #include "ops/shoal_amo.h"
 #include "heap/shoal_register.h"
 #include "ops/shoal_rma.h"
+#include "heap/shoal_heap.h"
 #include "transport/transport.h"
 #if SHOAL_HAVE_CUDA
 #include "heap/shoal_gpu.h"
-#include "heap/shoal_heap.h"
 #endif
 
 static const char *const shoal__amo_names[SHOAL__AMO_OPS] = {

@@ -18,10 +18,13 @@
  * complete when the call returns, whatever the transport.
  *
  * The queue has one place per PE, so threads of one PE (MPI_THREAD_MULTIPLE)
- * first take a mutex of this process for the lock: one thread at a time
- * waits in the queue or holds the lock, and the others wait here, as
- * OpenSHMEM's threads of a PE expect. */
+ * first take a token of this process for the lock (a semaphore of one: the
+ * lock is the PE's, so another thread of it may clear it and give the token
+ * back): one thread at a time waits in the queue or holds the lock, and the
+ * others wait here, as OpenSHMEM's threads of a PE expect. */
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -201,22 +204,22 @@ out:
 
 /* ------------------------------------------------- threads of one PE */
 
-/* The mutex of one lock (an instance's symmetric long), made at its first
+/* The token of one lock (an instance's symmetric long), made at its first
  * use by a thread and kept until the process ends (a few bytes a lock;
  * reachable from the list). */
 typedef struct shoal__lock_local {
     shoal_t sh;
     const long *lock;
-    pthread_mutex_t mutex;
+    sem_t token;
     struct shoal__lock_local *next;
 } shoal__lock_local_t;
 
 static pthread_mutex_t shoal__lock_locals_guard = PTHREAD_MUTEX_INITIALIZER;
 static shoal__lock_local_t *shoal__lock_locals;
 
-/* lock's mutex, or NULL where threads need none (below MPI_THREAD_MULTIPLE,
- * only one thread calls shoal) or on out of memory (recorded). */
-static int shoal__lock_local(shoal_t sh, const char *call, const long *lock, pthread_mutex_t **m_p)
+/* lock's token, or NULL where threads need none (below MPI_THREAD_MULTIPLE,
+ * only one thread calls shoal); out of memory is recorded. */
+static int shoal__lock_local(shoal_t sh, const char *call, const long *lock, sem_t **m_p)
 {
     shoal__lock_local_t *l;
 
@@ -226,56 +229,62 @@ static int shoal__lock_local(shoal_t sh, const char *call, const long *lock, pth
     for (l = shoal__lock_locals; l != NULL && !(l->sh == sh && l->lock == lock); l = l->next) {
     }
     if (l == NULL && (l = calloc(1, sizeof(*l))) != NULL) {
-        l->sh = sh;
-        l->lock = lock;
-        pthread_mutex_init(&l->mutex, NULL);
-        l->next = shoal__lock_locals;
-        shoal__lock_locals = l;
+        if (sem_init(&l->token, 0, 1) != 0) {
+            free(l);
+            l = NULL;
+        } else {
+            l->sh = sh;
+            l->lock = lock;
+            l->next = shoal__lock_locals;
+            shoal__lock_locals = l;
+        }
     }
     pthread_mutex_unlock(&shoal__lock_locals_guard);
-    if (l == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
-    *m_p = &l->mutex;
+    if (l == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory (a lock's token for its threads)");
+    *m_p = &l->token;
     return SHOAL_SUCCESS;
 }
 
 int shoal__set_lock(shoal_t sh, const char *call, long *lock)
 {
-    pthread_mutex_t *m;
+    sem_t *m;
     int rc = shoal__lock_local(sh, call, lock, &m);
 
     if (rc != SHOAL_SUCCESS) return rc;
-    if (m != NULL) pthread_mutex_lock(m);
+    if (m != NULL)
+        while (sem_wait(m) != 0 && errno == EINTR) {
+        }
     rc = shoal__lock_set_pe(sh, call, lock);
-    if (rc != SHOAL_SUCCESS && m != NULL) pthread_mutex_unlock(m);
+    if (rc != SHOAL_SUCCESS && m != NULL) sem_post(m);
     return rc;
 }
 
 int shoal__test_lock(shoal_t sh, const char *call, long *lock, int *got_p)
 {
-    pthread_mutex_t *m;
+    sem_t *m;
     int rc;
 
     if (got_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "got_p is NULL");
     rc = shoal__lock_local(sh, call, lock, &m);
     if (rc != SHOAL_SUCCESS) return rc;
-    if (m != NULL && pthread_mutex_trylock(m) != 0) {
+    if (m != NULL && sem_trywait(m) != 0) {
         *got_p = 0; /* another thread of this PE has it */
         return SHOAL_SUCCESS;
     }
     rc = shoal__lock_test_pe(sh, call, lock, got_p);
-    if ((rc != SHOAL_SUCCESS || !*got_p) && m != NULL) pthread_mutex_unlock(m);
+    if ((rc != SHOAL_SUCCESS || !*got_p) && m != NULL) sem_post(m);
     return rc;
 }
 
 int shoal__clear_lock(shoal_t sh, const char *call, long *lock)
 {
-    pthread_mutex_t *m;
+    sem_t *m;
     int rc = shoal__lock_local(sh, call, lock, &m);
 
     if (rc != SHOAL_SUCCESS) return rc;
     rc = shoal__lock_clear_pe(sh, call, lock);
-    /* Released here only where this PE did hold the lock (else clear is
-     * refused before it changes anything, and the mutex is not ours). */
-    if (m != NULL && (rc == SHOAL_SUCCESS || rc != SHOAL_ERR_INVALID_ARG)) pthread_mutex_unlock(m);
+    /* The token goes back only where this PE did hold the lock (else clear
+     * is refused before it changes anything, and the token is not taken). */
+    if (m != NULL && rc != SHOAL_ERR_INVALID_ARG) sem_post(m);
     return rc;
 }
