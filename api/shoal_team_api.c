@@ -1,7 +1,6 @@
 /* The public team and collective API (api/shoal.h): checks, then the
  * runtime; each family written once over its type table. A collective on a
  * GPU heap runs on the GPU where every member's heap is mapped here. */
-#include "shoal_api_internal.h"
 #include "team/shoal_reduce.h"
 #include "team/shoal_team.h"
 
@@ -84,19 +83,13 @@ int shoal_team_destroy(shoal_team_t team)
     return shoal__team_destroy(team);
 }
 
-/* A host collective: on the GPU for GPU heaps where it can, else here. */
-int shoal__coll_api(shoal_team_t t, const char *call, const shoal__coll_args_t *a)
-{
-    return shoal__coll_run(t, call, a);
-}
-
 #define SHOAL__COLL_DEF(T, N)                                                                                          \
     int shoal_##N##_broadcast(shoal_team_t team, T *dest, const T *src, size_t nelems, int root)                       \
     {                                                                                                                  \
         shoal__coll_args_t a =                                                                                         \
             {.tc = SHOAL__TC_BCAST, .dt = SHOAL__DT_##N, .dest = dest, .src = src, .nelems = nelems, .root = root};    \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_broadcast");                                                             \
-        return shoal__coll_api(team, "shoal_" #N "_broadcast", &a);                                                    \
+        return shoal__coll_run(team, "shoal_" #N "_broadcast", &a);                                                    \
     }                                                                                                                  \
     int shoal_##N##_collect(shoal_team_t team, T *dest, const T *src, size_t nelems)                                   \
     {                                                                                                                  \
@@ -106,7 +99,7 @@ int shoal__coll_api(shoal_team_t t, const char *call, const shoal__coll_args_t *
                                 .src = src,                                                                            \
                                 .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_collect");                                                               \
-        return shoal__coll_api(team, "shoal_" #N "_collect", &a);                                                      \
+        return shoal__coll_run(team, "shoal_" #N "_collect", &a);                                                      \
     }                                                                                                                  \
     int shoal_##N##_fcollect(shoal_team_t team, T *dest, const T *src, size_t nelems)                                  \
     {                                                                                                                  \
@@ -116,7 +109,7 @@ int shoal__coll_api(shoal_team_t t, const char *call, const shoal__coll_args_t *
                                 .src = src,                                                                            \
                                 .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_fcollect");                                                              \
-        return shoal__coll_api(team, "shoal_" #N "_fcollect", &a);                                                     \
+        return shoal__coll_run(team, "shoal_" #N "_fcollect", &a);                                                     \
     }                                                                                                                  \
     int shoal_##N##_alltoall(shoal_team_t team, T *dest, const T *src, size_t nelems)                                  \
     {                                                                                                                  \
@@ -126,7 +119,7 @@ int shoal__coll_api(shoal_team_t t, const char *call, const shoal__coll_args_t *
                                 .src = src,                                                                            \
                                 .nelems = nelems};                                                                     \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_alltoall");                                                              \
-        return shoal__coll_api(team, "shoal_" #N "_alltoall", &a);                                                     \
+        return shoal__coll_run(team, "shoal_" #N "_alltoall", &a);                                                     \
     }                                                                                                                  \
     int shoal_##N##_alltoalls(shoal_team_t team, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)   \
     {                                                                                                                  \
@@ -138,7 +131,7 @@ int shoal__coll_api(shoal_team_t t, const char *call, const shoal__coll_args_t *
                                 .dst = dst,                                                                            \
                                 .sst = sst};                                                                           \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_alltoalls");                                                             \
-        return shoal__coll_api(team, "shoal_" #N "_alltoalls", &a);                                                    \
+        return shoal__coll_run(team, "shoal_" #N "_alltoalls", &a);                                                    \
     }
 SHOAL_RMA_TYPES(SHOAL__COLL_DEF)
 #undef SHOAL__COLL_DEF
@@ -147,28 +140,28 @@ int shoal_broadcastmem(shoal_team_t team, void *dest, const void *src, size_t nb
 {
     shoal__coll_args_t a = {.tc = SHOAL__TC_BCAST, .dest = dest, .src = src, .nelems = nbytes, .root = root};
     SHOAL__TEAM_ENTER(team, "shoal_broadcastmem");
-    return shoal__coll_api(team, "shoal_broadcastmem", &a);
+    return shoal__coll_run(team, "shoal_broadcastmem", &a);
 }
 
 int shoal_collectmem(shoal_team_t team, void *dest, const void *src, size_t nbytes)
 {
     shoal__coll_args_t a = {.tc = SHOAL__TC_COLLECT, .dest = dest, .src = src, .nelems = nbytes};
     SHOAL__TEAM_ENTER(team, "shoal_collectmem");
-    return shoal__coll_api(team, "shoal_collectmem", &a);
+    return shoal__coll_run(team, "shoal_collectmem", &a);
 }
 
 int shoal_fcollectmem(shoal_team_t team, void *dest, const void *src, size_t nbytes)
 {
     shoal__coll_args_t a = {.tc = SHOAL__TC_FCOLLECT, .dest = dest, .src = src, .nelems = nbytes};
     SHOAL__TEAM_ENTER(team, "shoal_fcollectmem");
-    return shoal__coll_api(team, "shoal_fcollectmem", &a);
+    return shoal__coll_run(team, "shoal_fcollectmem", &a);
 }
 
 int shoal_alltoallmem(shoal_team_t team, void *dest, const void *src, size_t nbytes)
 {
     shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALL, .dest = dest, .src = src, .nelems = nbytes};
     SHOAL__TEAM_ENTER(team, "shoal_alltoallmem");
-    return shoal__coll_api(team, "shoal_alltoallmem", &a);
+    return shoal__coll_run(team, "shoal_alltoallmem", &a);
 }
 
 int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nbytes)
@@ -176,7 +169,7 @@ int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *src, ptrdiff_t
     shoal__coll_args_t a =
         {.tc = SHOAL__TC_ALLTOALLS, .dest = dest, .src = src, .nelems = nbytes, .dst = dst, .sst = sst};
     SHOAL__TEAM_ENTER(team, "shoal_alltoallsmem");
-    return shoal__coll_api(team, "shoal_alltoallsmem", &a);
+    return shoal__coll_run(team, "shoal_alltoallsmem", &a);
 }
 
 #define SHOAL__REDUCE_DEF1(T, N, OP)                                                                                   \
@@ -189,7 +182,7 @@ int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *src, ptrdiff_t
                                 .src = src,                                                                            \
                                 .nelems = nreduce};                                                                    \
         SHOAL__TEAM_ENTER(team, "shoal_" #N "_" #OP "_reduce");                                                        \
-        return shoal__coll_api(team, "shoal_" #N "_" #OP "_reduce", &a);                                               \
+        return shoal__coll_run(team, "shoal_" #N "_" #OP "_reduce", &a);                                               \
     }
 #define SHOAL__REDUCE_BIT_DEF(T, N)                                                                                    \
     SHOAL__REDUCE_DEF1(T, N, and) SHOAL__REDUCE_DEF1(T, N, or) SHOAL__REDUCE_DEF1(T, N, xor)

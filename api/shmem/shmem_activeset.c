@@ -138,70 +138,73 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
     SHMEM__OK(call, shoal__team_meet(t, call, SHOAL__TC_KIND(SHOAL__TC_SYNC, 0, 0), 0, 0));
 }
 
+/* An active-set collective a on the set's team, named call in messages. */
+static void shmem__aset_coll(const char *call, int PE_start, int logPE_stride, int PE_size, shoal__coll_args_t a)
+{
+    SHMEM__OK(call, shmem__aset_run(shmem__aset_team(call, PE_start, logPE_stride, PE_size), call, &a));
+}
+
+/* Elements of 32 or 64 bits; pSync is never used (see the file's head).
+ * A broadcast leaves the root's dest alone (keep_root). */
 #define SHMEM__ASET_DEF(BITS)                                                                                          \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root, int PE_start,               \
                                int logPE_stride, int PE_size, long *pSync)                                             \
     {                                                                                                                  \
-        static const char *call = "shmem_broadcast" #BITS;                                                             \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_BCAST,                                                                 \
-                                .dt = SHOAL__DT_uint##BITS,                                                            \
-                                .dest = dest,                                                                          \
-                                .src = source,                                                                         \
-                                .nelems = nelems,                                                                      \
-                                .root = PE_root,                                                                       \
-                                .keep_root = true};                                                                    \
         (void)pSync;                                                                                                   \
-        SHMEM__OK(call, shmem__aset_run(shmem__aset_team(call, PE_start, logPE_stride, PE_size), call, &a));           \
+        shmem__aset_coll("shmem_broadcast" #BITS, PE_start, logPE_stride, PE_size,                                     \
+                         (shoal__coll_args_t){.tc = SHOAL__TC_BCAST,                                                   \
+                                              .dt = SHOAL__DT_uint##BITS,                                              \
+                                              .dest = dest,                                                            \
+                                              .src = source,                                                           \
+                                              .nelems = nelems,                                                        \
+                                              .root = PE_root,                                                         \
+                                              .keep_root = true});                                                     \
     }                                                                                                                  \
     void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride,            \
                              int PE_size, long *pSync)                                                                 \
     {                                                                                                                  \
-        static const char *call = "shmem_collect" #BITS;                                                               \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_COLLECT,                                                               \
-                                .dt = SHOAL__DT_uint##BITS,                                                            \
-                                .dest = dest,                                                                          \
-                                .src = source,                                                                         \
-                                .nelems = nelems};                                                                     \
         (void)pSync;                                                                                                   \
-        SHMEM__OK(call, shmem__aset_run(shmem__aset_team(call, PE_start, logPE_stride, PE_size), call, &a));           \
+        shmem__aset_coll("shmem_collect" #BITS, PE_start, logPE_stride, PE_size,                                       \
+                         (shoal__coll_args_t){.tc = SHOAL__TC_COLLECT,                                                 \
+                                              .dt = SHOAL__DT_uint##BITS,                                              \
+                                              .dest = dest,                                                            \
+                                              .src = source,                                                           \
+                                              .nelems = nelems});                                                      \
     }                                                                                                                  \
     void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride,           \
                               int PE_size, long *pSync)                                                                \
     {                                                                                                                  \
-        static const char *call = "shmem_fcollect" #BITS;                                                              \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_FCOLLECT,                                                              \
-                                .dt = SHOAL__DT_uint##BITS,                                                            \
-                                .dest = dest,                                                                          \
-                                .src = source,                                                                         \
-                                .nelems = nelems};                                                                     \
         (void)pSync;                                                                                                   \
-        SHMEM__OK(call, shmem__aset_run(shmem__aset_team(call, PE_start, logPE_stride, PE_size), call, &a));           \
+        shmem__aset_coll("shmem_fcollect" #BITS, PE_start, logPE_stride, PE_size,                                      \
+                         (shoal__coll_args_t){.tc = SHOAL__TC_FCOLLECT,                                                \
+                                              .dt = SHOAL__DT_uint##BITS,                                              \
+                                              .dest = dest,                                                            \
+                                              .src = source,                                                           \
+                                              .nelems = nelems});                                                      \
     }                                                                                                                  \
     void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride,           \
                               int PE_size, long *pSync)                                                                \
     {                                                                                                                  \
-        static const char *call = "shmem_alltoall" #BITS;                                                              \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALL,                                                              \
-                                .dt = SHOAL__DT_uint##BITS,                                                            \
-                                .dest = dest,                                                                          \
-                                .src = source,                                                                         \
-                                .nelems = nelems};                                                                     \
         (void)pSync;                                                                                                   \
-        SHMEM__OK(call, shmem__aset_run(shmem__aset_team(call, PE_start, logPE_stride, PE_size), call, &a));           \
+        shmem__aset_coll("shmem_alltoall" #BITS, PE_start, logPE_stride, PE_size,                                      \
+                         (shoal__coll_args_t){.tc = SHOAL__TC_ALLTOALL,                                                \
+                                              .dt = SHOAL__DT_uint##BITS,                                              \
+                                              .dest = dest,                                                            \
+                                              .src = source,                                                           \
+                                              .nelems = nelems});                                                      \
     }                                                                                                                  \
     void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,            \
                                int PE_start, int logPE_stride, int PE_size, long *pSync)                               \
     {                                                                                                                  \
-        static const char *call = "shmem_alltoalls" #BITS;                                                             \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_ALLTOALLS,                                                             \
-                                .dt = SHOAL__DT_uint##BITS,                                                            \
-                                .dest = dest,                                                                          \
-                                .src = source,                                                                         \
-                                .nelems = nelems,                                                                      \
-                                .dst = dst,                                                                            \
-                                .sst = sst};                                                                           \
         (void)pSync;                                                                                                   \
-        SHMEM__OK(call, shmem__aset_run(shmem__aset_team(call, PE_start, logPE_stride, PE_size), call, &a));           \
+        shmem__aset_coll("shmem_alltoalls" #BITS, PE_start, logPE_stride, PE_size,                                     \
+                         (shoal__coll_args_t){.tc = SHOAL__TC_ALLTOALLS,                                               \
+                                              .dt = SHOAL__DT_uint##BITS,                                              \
+                                              .dest = dest,                                                            \
+                                              .src = source,                                                           \
+                                              .nelems = nelems,                                                        \
+                                              .dst = dst,                                                              \
+                                              .sst = sst});                                                            \
     }
 SHMEM__ASET_DEF(32)
 SHMEM__ASET_DEF(64)
@@ -211,14 +214,16 @@ SHMEM__ASET_DEF(64)
 static void shmem__to_all(const char *call, int dt, int op, void *dest, const void *source, int nreduce, int PE_start,
                           int logPE_stride, int PE_size)
 {
-    shoal_team_t t = shmem__aset_team(call, PE_start, logPE_stride, PE_size);
-    shoal__coll_args_t a = {.tc = SHOAL__TC_REDUCE, .dt = dt, .op = op, .dest = dest, .src = source};
-
     if (nreduce < 0)
         shmem__die(call,
                    shoal__error(shmem__sh, SHOAL_ERR_INVALID_ARG, call, "nreduce %d: at least 0 elements", nreduce));
-    a.nelems = (size_t)nreduce;
-    SHMEM__OK(call, shmem__aset_run(t, call, &a));
+    shmem__aset_coll(call, PE_start, logPE_stride, PE_size,
+                     (shoal__coll_args_t){.tc = SHOAL__TC_REDUCE,
+                                          .dt = dt,
+                                          .op = op,
+                                          .dest = dest,
+                                          .src = source,
+                                          .nelems = (size_t)nreduce});
 }
 
 #define SHMEM__TO_ALL_DEF1(T, N, OP)                                                                                   \

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "shmem_internal.h"
-#include "shoal_api_internal.h"
 #include "team/shoal_reduce.h"
+#include "team/shoal_team.h"
 #include "base/shoal_instance.h"
 #include "ops/shoal_rma.h"
 
@@ -569,7 +569,7 @@ static int shmem__coll(shmem_team_t team, const char *call, shoal__coll_args_t a
     SHMEM__NEED(call);
     if (team == SHMEM_TEAM_INVALID) return -1;
     if (!shoal__team_live(team)) return shmem__fail(call, shoal__bad_team(team, call));
-    return SHMEM__RET(call, shoal__coll_api(team, call, &a));
+    return SHMEM__RET(call, shoal__coll_run(team, call, &a));
 }
 
 #define SHMEM__COLL_DEF(T, N)                                                                                          \

@@ -157,9 +157,11 @@ int shoal__coll_bcast(shoal_team_t t, const char *call, int dt, void *dest, cons
  * place (dest == src), the block is first copied aside (a get from this PE:
  * the heap may be GPU memory) and the members meet as kind's in-place step
  * before anyone pushes, since the others' blocks land in the array this PE
- * sends from; the block then goes to this PE's own dest too. */
+ * sends from; the block then goes to this PE's own dest too. *met_p: that
+ * meeting failed, so the caller must not meet again to report it (the
+ * others, having met, do not come to a second meeting). */
 static int shoal__coll_gather_push(shoal_team_t t, const char *call, uint32_t kind, uint64_t a, char *dest,
-                                   const void *src, size_t mine, size_t my_off)
+                                   const void *src, size_t mine, size_t my_off, bool *met_p)
 {
     shoal_t sh = t->sh;
     void *aside = NULL;
@@ -172,7 +174,11 @@ static int shoal__coll_gather_push(shoal_team_t t, const char *call, uint32_t ki
         if (rc == SHOAL_SUCCESS) rc = shoal__quiet(sh, call);
         if (rc != SHOAL_SUCCESS) goto out;
         /* The others' failures from here on are theirs: the meeting names them. */
-        SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind | SHOAL__TC_IN_PLACE, a, 0));
+        rc = shoal__team_meet(t, call, kind | SHOAL__TC_IN_PLACE, a, 0);
+        if (rc != SHOAL_SUCCESS) {
+            *met_p = true;
+            goto out;
+        }
         src = aside;
     }
     for (int k = 0; k < t->n_pes && rc == SHOAL_SUCCESS; k++)
@@ -188,6 +194,7 @@ int shoal__coll_fcollect(shoal_team_t t, const char *call, int dt, void *dest, c
     shoal_t sh = t->sh;
     uint32_t kind = SHOAL__TC_KIND(SHOAL__TC_FCOLLECT, dt, 0);
     size_t bytes = 0, all = 0;
+    bool met = false;
     int rc;
 
     shoal__coll_direct(t, dest, src);
@@ -195,8 +202,8 @@ int shoal__coll_fcollect(shoal_team_t t, const char *call, int dt, void *dest, c
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, bytes, (size_t)t->n_pes, &all);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, all, src, bytes, true);
     if (rc == SHOAL_SUCCESS)
-        rc = shoal__coll_gather_push(t, call, kind, nelems, dest, src, bytes, (size_t)t->my_pe * bytes);
-    if (rc != SHOAL_SUCCESS) return shoal__coll_fail(t, call, kind, nelems, 0, rc);
+        rc = shoal__coll_gather_push(t, call, kind, nelems, dest, src, bytes, (size_t)t->my_pe * bytes, &met);
+    if (rc != SHOAL_SUCCESS) return met ? rc : shoal__coll_fail(t, call, kind, nelems, 0, rc);
     return shoal__coll_meet(t, call, kind, nelems, 0);
 }
 
@@ -206,6 +213,7 @@ int shoal__coll_collect(shoal_team_t t, const char *call, int dt, void *dest, co
     uint32_t kind = SHOAL__TC_KIND(SHOAL__TC_COLLECT, dt, 0);
     size_t es = shoal__dt_size(dt), mine = 0, off = 0, total = 0;
     uint64_t *counts = malloc((size_t)t->n_pes * sizeof(uint64_t));
+    bool met = false;
     int rc;
 
     shoal__coll_direct(t, dest, src);
@@ -231,9 +239,9 @@ int shoal__coll_collect(shoal_team_t t, const char *call, int dt, void *dest, co
         total += counts[i] * es;
     }
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, total, src, mine, true);
-    if (rc == SHOAL_SUCCESS) rc = shoal__coll_gather_push(t, call, kind, total, dest, src, mine, off);
+    if (rc == SHOAL_SUCCESS) rc = shoal__coll_gather_push(t, call, kind, total, dest, src, mine, off, &met);
     if (rc != SHOAL_SUCCESS) {
-        rc = shoal__coll_fail(t, call, kind, total, 0, rc);
+        if (!met) rc = shoal__coll_fail(t, call, kind, total, 0, rc);
         goto out;
     }
     rc = shoal__coll_meet(t, call, kind, total, 0);
