@@ -136,9 +136,12 @@ parser.add_argument('--prefix', default='/usr/local', help='install prefix (defa
 parser.add_argument('--debug', action='store_true', help='-O0 -g instead of -O2 -g')
 parser.add_argument('--sanitize', nargs='?', const='address,undefined', metavar='LIST',
                     help='build with -fsanitize=LIST (bare: address,undefined)')
+parser.add_argument('--mpi', choices=('mpich', 'openmpi'),
+                    help='build with this MPI (default: the one the mpicc on PATH is)')
+parser.add_argument('--mpicc', metavar='PATH', help='MPI compiler wrapper whose MPI to build with')
 parser.add_argument('--mpi-prefix', metavar='DIR',
-                    help='MPICH under DIR (include/, lib/[x86_64-linux-gnu]) instead of mpicc')
-parser.add_argument('--mpiexec', metavar='PATH', help='launcher for MPI tests (default: probed)')
+                    help='MPICH or Open MPI under DIR (Debian packages unpacked there) instead of mpicc')
+parser.add_argument('--mpiexec', metavar='PATH', help="launcher for MPI tests (default: the MPI's own)")
 parser.add_argument('--hwloc-prefix', metavar='DIR',
                     help='hwloc under DIR (include/, lib/[x86_64-linux-gnu]) instead of pkg-config')
 parser.add_argument('--without-cuda', action='store_true', help='host-only build, even if nvcc exists')
@@ -240,48 +243,145 @@ def probe_cc(c):
                   'libasan8 libubsan1' % (c.cc, c.sanitize[0]))
 
 
+# The two MPIs shoal builds with, and everything that differs between them:
+# where a Debian install or an unpacked one keeps them, their launcher, and
+# the launcher's settings for shoal's own test and example runs. Nothing else
+# in this file, the tests or the scripts knows which MPI it has.
+MPIS = {
+    'mpich': {
+        'title': 'MPICH', 'macro': 'MPICH_VERSION', 'mpicc': 'mpicc.mpich',
+        'incs': ('include/x86_64-linux-gnu/mpich', 'include/mpich', 'include'),
+        'lib': 'libmpich.so', 'link': ['-lmpich'], 'cxx_libs': [], 'pc': 'mpich',
+        'debs': 'libmpich-dev libmpich12 mpich',
+        'launchers': ('mpiexec.hydra', 'mpiexec.mpich'), 'launcher_says': 'HYDRA',
+        # LAUNCH=keep-going (tests/TESTS): a rank that ends early (the fault
+        # tests) does not take the others down
+        'keep_going': ['-disable-auto-cleanup'],
+        'run_env': [],
+    },
+    'openmpi': {
+        'title': 'Open MPI', 'macro': 'OMPI_MAJOR_VERSION', 'mpicc': 'mpicc.openmpi',
+        'incs': ('lib/x86_64-linux-gnu/openmpi/include', 'include/openmpi', 'include'),
+        'lib': 'libmpi.so', 'link': ['-lmpi'],
+        # its mpi.h declares the C++ bindings for C++ code (Open MPI 4)
+        # shoal.pc gives its flags itself (not Requires: ompi-c), putting its
+        # include folder, which holds Open MPI's own shmem.h, after shoal's
+        'cxx_libs': ['-lmpi_cxx'], 'pc': None,
+        'debs': 'libopenmpi-dev libopenmpi3 openmpi-bin openmpi-common',
+        'launchers': ('mpirun.openmpi', 'mpiexec.openmpi'), 'launcher_says': 'Open MPI',
+        'keep_going': ['--enable-recovery'],
+        # shoal's runs: as root too (CI machines), more ranks than cores (the
+        # tests' 4 ranks on 2 cores), and no binding (ranks that spin while
+        # waiting would share one core with binding)
+        'run_env': ['OMPI_ALLOW_RUN_AS_ROOT=1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1',
+                    'OMPI_MCA_rmaps_base_oversubscribe=1', 'OMPI_MCA_hwloc_base_binding_policy=none'],
+    },
+}
+
+
+def lib_file(flag, dirs):
+    """-lname as the file the linker would take from dirs (lib<name>.so), else as given."""
+    if not flag.startswith('-l') or flag.startswith('-l:'):
+        return flag
+    return first_file(os.path.join(d, 'lib%s.so' % flag[2:]) for d in dirs) or flag
+
+
+def mpi_kind(c, cflags):
+    """Which row of MPIS an mpi.h is, with its version, or (None, description)."""
+    if macro(c.cc, cflags, 'mpi.h', 'MPICH_VERSION'):
+        return 'mpich', 'MPICH ' + macro(c.cc, cflags, 'mpi.h', 'MPICH_VERSION')
+    if macro(c.cc, cflags, 'mpi.h', 'OMPI_MAJOR_VERSION'):
+        return 'openmpi', 'Open MPI ' + '.'.join(macro(c.cc, cflags, 'mpi.h', 'OMPI_%s_VERSION' % p)
+                                                 for p in ('MAJOR', 'MINOR', 'RELEASE'))
+    return None, 'MPI %s.%s' % tuple(macro(c.cc, cflags, 'mpi.h', m) for m in ('MPI_VERSION', 'MPI_SUBVERSION'))
+
+
 def probe_mpi(c):
-    """mpicc's flags, or explicit folders: the GPU machine's mpicc has /usr baked in."""
-    names = ('mpiexec', 'mpiexec.hydra', 'mpiexec.mpich')
-    c.mpi_libdirs, c.mpi_pc = [], False
+    """MPICH or Open MPI: from --mpi-prefix (the GPU machine's unpacked
+    packages), from --mpicc, from --mpi (its Debian wrapper), or the mpicc
+    on PATH; then that MPI's own launcher, by its explicit name, so that
+    nothing builds with one MPI and runs with another."""
+    c.mpi_libdirs, c.mpi_pc, c.mpi_env = [], False, []
+    wanted = options.mpi
+    if mpi_prefix and options.mpicc:
+        error('--mpi-prefix and --mpicc both name an MPI: pass one')
     if mpi_prefix:
-        inc = under(mpi_prefix, ('include/x86_64-linux-gnu/mpich', 'include/mpich', 'include'), 'mpi.h')
-        lib = under(mpi_prefix, ('lib/x86_64-linux-gnu', 'lib', 'lib64'), 'libmpich.so')
-        if not inc or not lib:
-            error('MPI not found under %s (mpi.h, libmpich.so); unpack Debian packages '
-                  'libmpich-dev libmpich12 mpich there' % mpi_prefix)
+        kinds = [wanted] if wanted else list(MPIS)
+        for kind in kinds:
+            row = MPIS[kind]
+            inc = under(mpi_prefix, row['incs'], 'mpi.h')
+            lib = under(mpi_prefix, ('lib/x86_64-linux-gnu', 'lib/x86_64-linux-gnu/openmpi/lib', 'lib', 'lib64'),
+                        row['lib'])
+            if inc and lib:
+                break
+        else:
+            error('MPI not found under %s (%s); unpack the Debian packages of %s there, or pass --mpi'
+                  % (mpi_prefix, '; '.join('%s: mpi.h, %s' % (MPIS[k]['title'], MPIS[k]['lib']) for k in kinds),
+                     ' or '.join('%s (%s)' % (MPIS[k]['title'], MPIS[k]['debs']) for k in kinds)))
         c.mpi_cflags = ['-I' + os.path.dirname(inc)]
+        if kind == 'openmpi' and os.path.isdir(os.path.join(os.path.dirname(inc), 'openmpi')):
+            c.mpi_cflags.append('-I' + os.path.join(os.path.dirname(inc), 'openmpi'))
         c.mpi_libdirs = [os.path.dirname(lib)]
-        c.mpi_libs = ['-L' + c.mpi_libdirs[0], '-lmpich']
+        c.mpi_libs = ['-L' + c.mpi_libdirs[0]] + row['link']
         c.mpi_origin = '--mpi-prefix=' + mpi_prefix
-        launchers = [os.path.join(mpi_prefix, 'bin', n) for n in names]
+        bins = [os.path.join(mpi_prefix, 'bin')]
+        if kind == 'openmpi':
+            # an unpacked Open MPI finds its components and help files from here
+            c.mpi_env = ['OPAL_PREFIX=' + mpi_prefix]
     else:
-        mpicc = shutil.which('mpicc')
+        if options.mpicc:
+            mpicc = os.path.join(CWD, options.mpicc) if os.sep in options.mpicc else shutil.which(options.mpicc)
+        else:
+            mpicc = shutil.which(MPIS[wanted]['mpicc'] if wanted else 'mpicc')
+        given = options.mpicc or (MPIS[wanted]['mpicc'] if wanted else 'mpicc')
         rc, show = capture([mpicc, '-show']) if mpicc else (127, '')
         if rc != 0:
-            error('MPI not found (mpicc); install Debian package libmpich-dev, or pass '
-                  '--mpi-prefix=DIR')
+            error('MPI not found (%s); install Debian package %s, or pass --mpi-prefix=DIR'
+                  % (given, 'libopenmpi-dev' if wanted == 'openmpi' else 'libmpich-dev'))
         words = shlex.split(show)[1:]
         c.mpi_cflags = [w for w in words if w[:2] in ('-I', '-D')]
         c.mpi_libs = [w for w in words if w not in c.mpi_cflags]
         c.mpi_origin = mpicc
-        # mpich.pc describes this MPI, so shoal.pc can name it
-        c.mpi_pc = capture(['pkg-config', '--exists', 'mpich'])[0] == 0
-        # Prefer MPICH's own launcher: a plain mpiexec may be another MPI's.
-        names = ('mpiexec.hydra', 'mpiexec.mpich', 'mpiexec')
-        launchers = [os.path.join(os.path.dirname(mpicc), n) for n in names]
-        launchers += [shutil.which(n) for n in names]
+        # the launcher beside the wrapper first (a plain mpicc is Debian's
+        # alternatives link: look beside what it stands for as well)
+        bins = list(dict.fromkeys([os.path.dirname(mpicc), os.path.dirname(os.path.realpath(mpicc))]))
     if not links(c.cc, MPI_CODE, c.mpi_cflags, c.mpi_libs):
         error('MPI from %s does not compile and link a test program; install Debian package '
-              'libmpich-dev, or pass --mpi-prefix=DIR' % c.mpi_origin)
-    mpiexec = options.mpiexec and os.path.join(CWD, options.mpiexec) or first_file(launchers)
+              'libmpich-dev (or libopenmpi-dev), or pass --mpi-prefix=DIR' % c.mpi_origin)
+    kind, c.mpi_version = mpi_kind(c, c.mpi_cflags)
+    if kind is None:
+        error('%s is %s, neither MPICH nor Open MPI, the two MPIs shoal builds with' % (c.mpi_origin, c.mpi_version))
+    if wanted and kind != wanted:
+        error('--mpi=%s, but %s is %s' % (wanted, c.mpi_origin, c.mpi_version))
+    row = MPIS[kind]
+    c.mpi_kind, c.mpi_row = kind, row
+    c.mpi_env += row['run_env']
+    # -lmpi by its file: with both MPIs installed, Debian's libmpi.so in the
+    # system folder is whichever the alternatives name, and a program's
+    # build (Python's, say) may put that folder first.
+    dirs = [w[2:] for w in c.mpi_libs if w.startswith('-L')] + list(SYSTEM_LIBDIRS)
+    c.mpi_libs = [lib_file(w, dirs) for w in c.mpi_libs]
+    c.mpi_cxx_libs = [lib_file(w, dirs) for w in row['cxx_libs']]
+    # shoal.pc names the MPI's own .pc only where it describes this very MPI
+    if row['pc'] and not mpi_prefix and capture(['pkg-config', '--exists', row['pc']])[0] == 0:
+        pc_flags = shlex.split(capture(['pkg-config', '--cflags-only-I', row['pc']])[1])
+        c.mpi_pc = row['pc'] if set(pc_flags) <= set(c.mpi_cflags) else False
+    names = row['launchers']
+    if options.mpiexec:
+        mpiexec = os.path.join(CWD, options.mpiexec) if os.sep in options.mpiexec else shutil.which(options.mpiexec)
+    else:
+        mpiexec = first_file([os.path.join(b, n) for b in bins for n in names] + [shutil.which(n) for n in names])
     if not mpiexec or not os.access(mpiexec, os.X_OK):
-        error('mpiexec not found (%s); install Debian package mpich, or pass --mpiexec=PATH'
-              % (mpiexec or 'looked for ' + ', '.join(names)))
+        error('%s\'s launcher not found (%s); install Debian package %s, or pass --mpiexec=PATH'
+              % (row['title'], options.mpiexec or 'looked for ' + ', '.join(names),
+                 row['debs'].split()[-1] if kind == 'mpich' else 'openmpi-bin'))
     c.mpiexec = os.path.abspath(mpiexec)
-    version = macro(c.cc, c.mpi_cflags, 'mpi.h', 'MPICH_VERSION')
-    c.mpi_version = 'MPICH ' + version if version else 'MPI %s.%s, not MPICH' % tuple(
-        macro(c.cc, c.mpi_cflags, 'mpi.h', m) for m in ('MPI_VERSION', 'MPI_SUBVERSION'))
+    # A launcher of the other MPI starts N one-rank jobs: refuse it here.
+    says = capture(['env'] + c.mpi_env + [c.mpiexec, '--version'])[1]
+    other = [MPIS[k]['title'] for k in MPIS if k != kind and MPIS[k]['launcher_says'] in says]
+    if other:
+        error('%s is %s\'s launcher, but shoal builds with %s (%s): pass --mpiexec=%s\'s launcher (%s)'
+              % (c.mpiexec, other[0], c.mpi_version, c.mpi_origin, row['title'], ' or '.join(names)))
 
 
 def probe_hwloc(c):
@@ -384,7 +484,10 @@ test_inc += ['-I' + built('api', 'shmem')]  # pshmem.h, written by the build
 # -fno-semantic-interposition: the library binds its own calls (-Bsymbolic-functions
 # below), so the compiler may inline one exported function into another
 # (shmem_long_atomic_add into shmem_ctx_long_atomic_add's body, say).
-lib_cflags = base_cflags + ['-fvisibility=hidden', '-fno-semantic-interposition'] + INTERNAL + deps_cflags
+# MPI's and hwloc's folders come last: Open MPI's include folder holds its own
+# OpenSHMEM headers (shmem.h, pshmem.h), which must not hide shoal's.
+lib_pre = base_cflags + ['-fvisibility=hidden', '-fno-semantic-interposition'] + INTERNAL
+lib_cflags = lib_pre + deps_cflags
 prog_cflags = base_cflags + ['-Iapi', '-Iapi/shmem'] + cfg.mpi_cflags
 # Libraries from --mpi-prefix/--hwloc-prefix are found at run time through rpath.
 extra_libdirs = [d for d in cfg.mpi_libdirs + cfg.hwloc_libdirs if d not in SYSTEM_LIBDIRS]
@@ -446,11 +549,14 @@ for lineno, raw in enumerate(open(TESTS_FILE) if os.path.isfile(TESTS_FILE) else
     bad = [e for e in env if not re.match(r'^[A-Za-z_][A-Za-z0-9_]*=[^;]*$', e)]
     if bad:
         error(where + '%r is not VAR=VALUE (no ";"); program arguments go after --' % bad[0])
-    # MPIEXEC_FLAGS=... goes to the launcher, not into the environment.
-    launch = sum((shlex.split(e.split('=', 1)[1]) for e in env if e.startswith('MPIEXEC_FLAGS=')), [])
-    env = [e for e in env if not e.startswith('MPIEXEC_FLAGS=')]
+    # LAUNCH=keep-going: the launcher's own option for it (the MPIS table).
+    launch = [e.split('=', 1)[1] for e in env if e.startswith('LAUNCH=')]
+    env = [e for e in env if not e.startswith('LAUNCH=')]
+    if [w for w in launch if w != 'keep-going']:
+        error(where + 'LAUNCH=%s: the one launch setting is keep-going' % ','.join(launch))
     if launch and int(np) == 0:
-        error(where + 'MPIEXEC_FLAGS needs np >= 1 (the test runs without mpiexec)')
+        error(where + 'LAUNCH needs np >= 1 (the test runs without mpiexec)')
+    launch = cfg.mpi_row['keep_going'] if launch else []
     # LAUNCHER=script runs the whole command (mpiexec ... program args) and
     # decides the test's exit status, e.g. tests/verdicts.sh.
     launcher = [e.split('=', 1)[1] for e in env if e.startswith('LAUNCHER=')]
@@ -492,13 +598,13 @@ n.variable('ninja_required_version', '1.7')
 n.variable('builddir', npath(builddir))  # .ninja_log and .ninja_deps go there
 n.variable('cc', nflags([cc]))
 n.variable('lib_cflags', nflags(lib_cflags + user_cflags))
-n.variable('test_cflags', nflags(lib_cflags + test_inc + user_cflags))
+n.variable('test_cflags', nflags(lib_pre + test_inc + deps_cflags + user_cflags))
 n.variable('prog_cflags', nflags(prog_cflags + user_cflags))
 if nvcc:
     n.variable('nvcc', nflags([nvcc]))
     n.variable('lib_nvccflags', nflags(cfg.nvcc_flags + ['-Xcompiler', '-fvisibility=hidden'] +
                                        INTERNAL + deps_cflags))
-    n.variable('test_nvccflags', nflags(cfg.nvcc_flags + INTERNAL + deps_cflags + test_inc))
+    n.variable('test_nvccflags', nflags(cfg.nvcc_flags + INTERNAL + test_inc + deps_cflags))
     n.variable('prog_nvccflags', nflags(cfg.nvcc_flags + ['-Iapi', '-Iapi/shmem'] + cfg.mpi_cflags))
 n.variable('ldflags', nflags(ldflags))
 n.variable('lib_libs', nflags(lib_libs))
@@ -610,7 +716,7 @@ n.build('install', 'script', implicit=install_deps, variables=[
     ('desc', 'INSTALL ' + prefix), ('script', nflags(['sh', built('install.sh')]))])
 n.build('run', 'script', implicit=example_outs + tool + sources('examples/run.sh'), variables=[
     ('desc', 'RUN examples'),
-    ('script', nflags(['env', 'MPIEXEC=' + cfg.mpiexec, 'bash', 'examples/run.sh', builddir]))])
+    ('script', nflags(['env', 'MPIEXEC=' + cfg.mpiexec] + cfg.mpi_env + ['bash', 'examples/run.sh', builddir]))])
 n.line()
 
 n.comment('regeneration: configure.py, tests/TESTS, or a file added to or removed from a folder')
@@ -656,7 +762,7 @@ with open(built('CTestTestfile.cmake'), 'w') as f:
         # SHOAL_TEST_MPIEXEC: for a test that launches a program itself
         # (test_topo_tool runs shoal-topo under mpiexec).
         env = ['SHOAL_TEST_SRCDIR=' + SRCDIR, 'SHOAL_TEST_BUILDDIR=' + ABS_BUILDDIR,
-               'SHOAL_TEST_MPIEXEC=' + cfg.mpiexec, 'SHOAL_WARN_UNKNOWN_ENV=n'] + SANITIZER_ENV
+               'SHOAL_TEST_MPIEXEC=' + cfg.mpiexec, 'SHOAL_WARN_UNKNOWN_ENV=n'] + SANITIZER_ENV + cfg.mpi_env
         env += ['MPIEXEC_TIMEOUT=%d' % t.timeout, 'SHOAL_TEST_NP=%d' % t.np] if t.np else []
         own = set(e.split('=', 1)[0] for e in t.env)
         env = [e for e in env if e.split('=', 1)[0] not in own] + t.env
@@ -690,6 +796,7 @@ install = ['#!/bin/sh', '# Written by configure.py: installs shoal under $DESTDI
 # ones shoal was built with. OSHCC_CC / OSHCXX_CXX choose the compiler.
 OSH_WRAPPER = """#!/bin/sh
 # %(name)s: %(what)s (written by configure.py).
+# shoal was built with %(mpi)s (%(mpi_origin)s).
 prefix=$(cd "$(dirname "$0")/.." && pwd)
 link=1
 for a in "$@"; do
@@ -701,17 +808,23 @@ fi
 exec ${%(var)s:-%(cc)s} %(std)s"$@" -I"$prefix/include" %(mpi_cflags)s
 """
 os.makedirs(built('bin'), exist_ok=True)
-osh_common = {'mpi_cflags': sh(cfg.mpi_cflags), 'mpi_libs': sh(cfg.mpi_libs),
+# MPI's include folders go after the system's (-idirafter): Open MPI's holds
+# its own shmem.h, which would otherwise hide shoal's where shoal's folder is
+# a system one (/usr/local/include, where gcc ignores -I).
+mpi_after = sum((['-idirafter', f[2:]] if f.startswith('-I') else [f] for f in cfg.mpi_cflags), [])
+osh_common = {'mpi_cflags': sh(mpi_after), 'mpi': cfg.mpi_version, 'mpi_origin': cfg.mpi_origin,
               'san': ' ' + sh(sanitize[:1]) if sanitize else ''}
 with open(built('bin', 'oshcc'), 'w') as f:
     f.write(OSH_WRAPPER % dict(osh_common, name='oshcc', what='compile and link OpenSHMEM C programs with shoal',
-                               var='OSHCC_CC', cc=q(cc), std='-std=gnu11 '))
+                               var='OSHCC_CC', cc=q(cc), std='-std=gnu11 ', mpi_libs=sh(cfg.mpi_libs)))
 with open(built('bin', 'oshc++'), 'w') as f:
     f.write(OSH_WRAPPER % dict(osh_common, name='oshc++', what='compile and link OpenSHMEM C++ programs with shoal',
-                               var='OSHCXX_CXX', cc='c++', std=''))
+                               var='OSHCXX_CXX', cc='c++', std='',
+                               mpi_libs=sh(cfg.mpi_libs + cfg.mpi_cxx_libs)))
 with open(built('bin', 'oshrun'), 'w') as f:
     f.write('#!/bin/sh\n# oshrun: start an OpenSHMEM program on shoal: MPI\'s launcher (written by configure.py).\n'
-            'exec ${OSHRUN_MPIEXEC:-%s} "$@"\n' % q(cfg.mpiexec))
+            '# shoal was built with %s (%s).\n'
+            'exec ${OSHRUN_MPIEXEC:-%s} "$@"\n' % (cfg.mpi_version, cfg.mpi_origin, q(cfg.mpiexec)))
 for w in ('oshcc', 'oshc++', 'oshrun'):
     os.chmod(built('bin', w), 0o755)
 with open(built('shoal-shmem.pc'), 'w') as f:
@@ -735,12 +848,14 @@ with open(built('install.sh'), 'w') as f:
 private = ([] if cfg.hwloc_pc else cfg.hwloc_libs) + cuda_libs + sys_libs
 with open(built('shoal.pc'), 'w') as f:
     f.write('prefix=%s\nexec_prefix=${prefix}\nlibdir=${exec_prefix}/lib\n'
-            'includedir=${prefix}/include\n\n' % prefix)
+            'includedir=${prefix}/include\n' % prefix)
+    # pkg-config --variable=mpi shoal: the MPI shoal was built with
+    f.write('mpi=%s\nmpi_kind=%s\n\n' % (cfg.mpi_version, cfg.mpi_kind))
     f.write('Name: shoal\nDescription: topology-aware one-sided communication for MPI programs\n')
     f.write('Version: %s\n' % '.'.join(version))
-    f.write('Requires: mpich\n' if cfg.mpi_pc else '')
+    f.write('Requires: %s\n' % cfg.mpi_pc if cfg.mpi_pc else '')
     f.write('Requires.private: hwloc\n' if cfg.hwloc_pc else '')
-    f.write('Cflags: -I${includedir}%s\n' % ('' if cfg.mpi_pc else ' ' + sh(cfg.mpi_cflags)))
+    f.write('Cflags: -I${includedir}%s\n' % ('' if cfg.mpi_pc else ' ' + sh(mpi_after)))
     # A sanitized library needs its sanitizer's runtime in the program too.
     f.write('Libs: -L${libdir} -lshoal%s%s\n' % ('' if cfg.mpi_pc else ' ' + sh(cfg.mpi_libs),
                                                  ' ' + sh(sanitize[:1]) if sanitize else ''))
@@ -777,6 +892,8 @@ with open(built('shoalConfig.cmake'), 'w') as f:
             '#   shoal::shoal_static: libshoal.a and what it needs\n')
     f.write('get_filename_component(_shoal_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)\n')
     f.write('set(shoal_CUDA_FOUND %s)\n' % ('TRUE' if nvcc else 'FALSE'))
+    # the MPI shoal was built with: the application must use the same one
+    f.write('set(shoal_MPI "%s")\nset(shoal_MPI_KIND %s)\n' % (cfg.mpi_version, cfg.mpi_kind))
     f.write('if(NOT TARGET shoal::shoal)\n')
     f.write('  add_library(shoal::shoal SHARED IMPORTED)\n')
     f.write('  set_target_properties(shoal::shoal PROPERTIES\n'
@@ -858,6 +975,7 @@ print('shoal %s configured:' % '.'.join(version))
 for key, value in (
         ('compiler', '%s (%s)' % (cc, cfg.cc_version)),
         ('MPI', '%s (%s), tests run with %s' % (cfg.mpi_version, cfg.mpi_origin, cfg.mpiexec)),
+        ('MPI env', ' '.join(cfg.mpi_env)),
         ('hwloc', '%s (%s)' % (cfg.hwloc_version, cfg.hwloc_origin)),
         ('CUDA', cuda),
         ('flags', ' '.join(OPT + sanitize)),
@@ -865,4 +983,5 @@ for key, value in (
             len(lib_srcs), len(examples), len(bench), len(tests))),
         ('prefix', prefix),
         ('wrote', ninja_file + ', ' + built('CTestTestfile.cmake'))):
-    print('  %-9s %s' % (key, value))
+    if value:
+        print('  %-9s %s' % (key, value))

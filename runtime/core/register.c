@@ -311,6 +311,14 @@ static int shoal__reg_open(shoal_t sh, const char *call, shoal__reg_t *r, int64_
             return rc;
         }
     }
+    if (sh->n_pes == 1) {
+        /* Alone, the PE reaches its range by copies and CPU atomics: no
+         * window (Open MPI 4.1 cannot make one on one rank, README "MPI
+         * libraries"). */
+        r->win = MPI_WIN_NULL;
+        seen = wbase;
+        goto out;
+    }
     mrc = MPI_Win_create(wbase, (MPI_Aint)(r->size + shift), 1, MPI_INFO_NULL, sh->comm, &r->win);
     if (mrc != MPI_SUCCESS) {
         r->win = MPI_WIN_NULL; /* the handle is undefined after a failure */
@@ -335,7 +343,9 @@ static int shoal__reg_open(shoal_t sh, const char *call, shoal__reg_t *r, int64_
     r->locked = true;
 out:
     mine[0] = rc == SHOAL_SUCCESS ? (int64_t)(r->base - (char *)seen) : 0;
-    mine[1] = r->win == MPI_WIN_NULL ? SHOAL__REG_NO_WINDOW : rc != SHOAL_SUCCESS ? SHOAL__REG_FAILED : SHOAL__REG_OK;
+    mine[1] = r->win == MPI_WIN_NULL && sh->n_pes > 1 ? SHOAL__REG_NO_WINDOW
+              : rc != SHOAL_SUCCESS                   ? SHOAL__REG_FAILED
+                                                      : SHOAL__REG_OK;
     mine[2] = flags;
     /* The id first: a registration that times out keeps it, for finalize. */
     r->id = ++sh->reg_ids;
@@ -388,7 +398,7 @@ out:
     /* Every PE has a window: they free them together, then the parts go. */
     if (r->locked) MPI_Win_unlock_all(r->win);
     r->locked = false;
-    MPI_Win_free(&r->win);
+    if (r->win != MPI_WIN_NULL) MPI_Win_free(&r->win);
     shoal__reg_share_end(sh, r);
     return rc;
 }

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/shoal_mpi_quirks.h"
+#include "heap/shoal_heap.h"
 #include "heap/shoal_register.h"
 #if SHOAL_HAVE_CUDA
 #include "heap/shoal_gpu.h"
@@ -494,7 +496,16 @@ int shoal__reg_amo(shoal_t sh, const char *call, const void *target, int pe, con
     /* The operand lives on this stack frame: every atomic completes here
      * at least locally (a fetching one completely, its value then in
      * result). */
-    if (a->op == SHOAL__AMO_CSWAP)
+    if (r->win == MPI_WIN_NULL && !r->gpu) {
+        /* A one-PE instance's range has no window: the CPU's atomics are
+         * the only ones on its words. */
+        shoal__amo_cpu((void *)target, a, result);
+        goto out;
+    }
+    if (a->op == SHOAL__AMO_CSWAP && a->size == 8 && pe == sh->my_pe && (shoal__mpi_quirks() & SHOAL__MPI_SELF_CAS64))
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       shoal__mpi_self_cas64(r->win, (uint64_t *)target, compare.u64, operand.u64, result));
+    else if (a->op == SHOAL__AMO_CSWAP)
         SHOAL__MPI_TRY(sh, call, rc, out, MPI_Compare_and_swap(&operand, &compare, result, type, pe, disp, r->win));
     else if (result != NULL)
         SHOAL__MPI_TRY(sh, call, rc, out, MPI_Fetch_and_op(&operand, result, type, pe, disp, ops[a->op], r->win));
@@ -570,7 +581,7 @@ int shoal__reg_sync(shoal_t sh, const char *call, const void *p, size_t n)
 
     shoal__alloc_lock(sh, false);
     r = shoal__reg_find(sh, p, n);
-    if (r != NULL && !r->gpu && (mrc = MPI_Win_sync(r->win)) != MPI_SUCCESS)
+    if (r != NULL && r->win != MPI_WIN_NULL && (mrc = MPI_Win_sync(r->win)) != MPI_SUCCESS)
         rc = shoal__mpi_error(sh, call, "MPI_Win_sync", mrc);
     shoal__alloc_unlock(sh);
     if (r == NULL) return shoal__reg_range_error(sh, call, "ivars", p, n, sh->my_pe);
@@ -584,7 +595,7 @@ int shoal__reg_sync_all(shoal_t sh, const char *call)
     if (__atomic_load_n(&sh->n_regs, __ATOMIC_ACQUIRE) == 0) return SHOAL_SUCCESS;
     shoal__alloc_lock(sh, false);
     for (size_t i = 0; i < sh->n_regs && rc == SHOAL_SUCCESS; i++) {
-        int mrc = sh->regs[i]->gpu ? MPI_SUCCESS : MPI_Win_sync(sh->regs[i]->win);
+        int mrc = sh->regs[i]->win == MPI_WIN_NULL ? MPI_SUCCESS : MPI_Win_sync(sh->regs[i]->win);
         if (mrc != MPI_SUCCESS) rc = shoal__mpi_error(sh, call, "MPI_Win_sync (a registered range)", mrc);
     }
     shoal__alloc_unlock(sh);

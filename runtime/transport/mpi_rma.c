@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/shoal_mpi_quirks.h"
 #include "transport/transport.h"
 #include "heap/shoal_heap.h"
 
@@ -307,6 +308,14 @@ static int mpi_rma_amo(shoal_t sh, const char *call, int pe, size_t off, const s
         operand.u32 = (uint32_t)a->operand, compare.u32 = (uint32_t)a->compare;
     else
         operand.u64 = a->operand, compare.u64 = a->compare;
+    if (a->op == SHOAL__AMO_CSWAP && a->size == 8 && pe == sh->my_pe && (shoal__mpi_quirks() & SHOAL__MPI_SELF_CAS64)) {
+        uint64_t old;
+        SHOAL__MPI_TRY(sh, call, rc, out,
+                       shoal__mpi_self_cas64(st->win, (uint64_t *)(void *)(st->base + off), compare.u64, operand.u64,
+                                             &old));
+        if (res != NULL) memcpy(res, &old, sizeof(old));
+        return rc;
+    }
     if (a->op == SHOAL__AMO_CSWAP)
         SHOAL__MPI_TRY(sh, call, rc, out,
                        MPI_Compare_and_swap(&operand, &compare, res, type, pe, (MPI_Aint)off, st->win));

@@ -315,3 +315,11 @@ void test_pattern(void *dst, size_t start, size_t n, uint64_t a, uint64_t b, uin
         for (; k < 8 && j < end; k++, j++) *d++ = (unsigned char)(word >> (8 * k));
     }
 }
+
+const char *test_launcher_rank(void)
+{
+    static const char *const vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        if (getenv(vars[i]) != NULL) return getenv(vars[i]);
+    return NULL;
+}

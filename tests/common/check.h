@@ -150,6 +150,9 @@ void test_config(shoal_config_t *cfg, size_t heap_size);
  * created) where a GPU heap was asked for (SHOAL_HEAP_KIND=gpu) and there is
  * no GPU: the caller then finalizes MPI and returns TEST_SKIP. */
 int test_init_or_skip(const shoal_config_t *cfg, shoal_t *sh_p);
+/* This process's rank as its launcher says before MPI_Init (hydra's
+ * PMI_RANK, Open MPI's OMPI_COMM_WORLD_RANK), or NULL outside a launcher. */
+const char *test_launcher_rank(void);
 
 /* Does this instance's heap live in host memory (directly loadable)? */
 int test_heap_is_host(shoal_t sh);

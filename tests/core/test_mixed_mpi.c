@@ -107,6 +107,15 @@ static void app_windows_over_heap(const shoal_config_t *base_cfg)
     MPI_Win win[WB_BLOCKS] = {MPI_WIN_NULL, MPI_WIN_NULL, MPI_WIN_NULL, MPI_WIN_NULL};
     const int wins[] = {1, 3}; /* the blocks the application makes windows over */
     int right = (wrank + 1) % wsize, left = (wrank + wsize - 1) % wsize, moved = 1;
+
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION == 4 && OMPI_MINOR_VERSION <= 1
+    if (wsize == 1) {
+        /* The application's own MPI_Win_create fails there (test_mpi_defects). */
+        check_note("application windows over the heap: skipped at 1 rank (Open MPI 4.1 makes no MPI_Win_create on "
+                   "one rank)");
+        return;
+    }
+#endif
     const char *transport = NULL;
 
     cfg.heap_size = 4u << 20;

@@ -410,6 +410,14 @@ static void test_nested_window(void)
     unsigned char *r = g_nested + 1024 + 40 + me, got[N], src[N];
     MPI_Win win;
 
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION == 4 && OMPI_MINOR_VERSION <= 1
+    if (npes == 1) {
+        /* The application's own MPI_Win_create fails there (test_mpi_defects). */
+        check_note("a range inside the application's window: skipped at 1 rank (Open MPI 4.1 makes no "
+                   "MPI_Win_create on one rank)");
+        return;
+    }
+#endif
     memset(g_nested, 0x77, sizeof(g_nested));
     MPI_Win_create(g_nested, sizeof(g_nested), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     CHECK_OK(shoal_register(sh, r, N), sh);

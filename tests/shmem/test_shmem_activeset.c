@@ -460,7 +460,7 @@ static void bad_child(const char *name, const char *dir)
 {
     static long buf[8];
     char path[512];
-    const char *rank = getenv("PMI_RANK");
+    const char *rank = test_launcher_rank();
     snprintf(path, sizeof(path), "%s/pe%s", dir, rank ? rank : "x");
     CHECK(freopen(path, "w", stderr) != NULL);
     shmem_init();

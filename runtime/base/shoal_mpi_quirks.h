@@ -1,0 +1,35 @@
+/*
+ * What the MPI library under shoal gets wrong (runtime/base/mpi_quirks.c),
+ * found once per process from MPI_Get_library_version and MPI's tool
+ * interface. Each quirk has its smallest pure-MPI reproduction in
+ * tests/mpi/test_mpi_defects.c and its workaround where the call is made;
+ * README ("MPI libraries") says what shoal does about each.
+ */
+#ifndef SHOAL_MPI_QUIRKS_H
+#define SHOAL_MPI_QUIRKS_H
+
+#include <mpi.h>
+
+#include "base/shoal_base.h"
+
+enum {
+    /* An 8-byte MPI_Compare_and_swap aimed at the caller's own rank
+     * crashes (Open MPI 4.1's osc/rdma: vader has no endpoint to itself).
+     * That osc makes every accumulate at the target with the CPU's atomics
+     * (directly, or on an active message), so shoal makes this one with
+     * the CPU's compare-and-swap on its own word. */
+    SHOAL__MPI_SELF_CAS64 = 1u << 0,
+};
+
+/* The quirks of the MPI this process runs on (after MPI_Init; thread-safe). */
+SHOAL__HIDDEN unsigned shoal__mpi_quirks(void);
+/* The MPI library's name and version, one line ("MPICH 4.0.2",
+ * "Open MPI v4.1.4"), for messages and shoal-topo. */
+SHOAL__HIDDEN const char *shoal__mpi_library(void);
+/* An 8-byte compare-and-swap on this PE's own word at local address word
+ * (inside win) where SHOAL__MPI_SELF_CAS64 rules out MPI's: the window
+ * synchronized first and after, old value to result. */
+SHOAL__HIDDEN int shoal__mpi_self_cas64(MPI_Win win, uint64_t *word, uint64_t compare, uint64_t value,
+                                        uint64_t *result);
+
+#endif /* SHOAL_MPI_QUIRKS_H */
