@@ -15,9 +15,10 @@
 enum {
     /* An 8-byte MPI_Compare_and_swap aimed at the caller's own rank
      * crashes (Open MPI 4.1's osc/rdma: vader has no endpoint to itself).
-     * That osc makes every accumulate at the target with the CPU's atomics
-     * (directly, or on an active message), so shoal makes this one with
-     * the CPU's compare-and-swap on its own word. */
+     * Where osc/rdma is the only component for such windows (Debian's
+     * setting), and over btl/vader, it makes every accumulate at the target
+     * with the CPU's atomics (directly, or on an active message), so shoal
+     * makes this one with the CPU's compare-and-swap on its own word. */
     SHOAL__MPI_SELF_CAS64 = 1u << 0,
 };
 
