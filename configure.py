@@ -306,7 +306,7 @@ def probe_mpi(c):
     packages), from --mpicc, from --mpi (its Debian wrapper), or the mpicc
     on PATH; then that MPI's own launcher, by its explicit name, so that
     nothing builds with one MPI and runs with another."""
-    c.mpi_libdirs, c.mpi_pc, c.mpi_env = [], False, []
+    c.mpi_libdirs, c.mpi_pc, c.mpi_prefix_env = [], False, []
     wanted = options.mpi
     if mpi_prefix and options.mpicc:
         error('--mpi-prefix and --mpicc both name an MPI: pass one')
@@ -334,7 +334,10 @@ def probe_mpi(c):
         bins = [os.path.join(mpi_prefix, 'bin')]
         if kind == 'openmpi':
             # an unpacked Open MPI finds its components and help files from here
-            c.mpi_env = ['OPAL_PREFIX=' + mpi_prefix]
+            # and its libopen-rte and libopen-pal, which Debian's libmpi
+            # (DT_RUNPATH /usr/lib/...) finds only there or on this path
+            c.mpi_prefix_env = ['OPAL_PREFIX=' + mpi_prefix,
+                                'LD_LIBRARY_PATH=' + os.path.dirname(os.path.realpath(lib))]
     else:
         if options.mpicc:
             mpicc = os.path.join(CWD, options.mpicc) if os.sep in options.mpicc else shutil.which(options.mpicc)
@@ -362,7 +365,7 @@ def probe_mpi(c):
         error('--mpi=%s, but %s is %s' % (wanted, c.mpi_origin, c.mpi_version))
     row = MPIS[kind]
     c.mpi_kind, c.mpi_row = kind, row
-    c.mpi_env += row['run_env']
+    c.mpi_env = c.mpi_prefix_env + row['run_env']
     # -lmpi by its file: with both MPIs installed, Debian's libmpi.so in the
     # system folder is whichever the alternatives name, and a program's
     # build (Python's, say) may put that folder first.
@@ -846,8 +849,12 @@ with open(built('bin', 'oshc++'), 'w') as f:
                                mpi_libs=sh(cfg.mpi_libs + cfg.mpi_cxx_libs)))
 with open(built('bin', 'oshrun'), 'w') as f:
     f.write('#!/bin/sh\n# oshrun: start an OpenSHMEM program on shoal: MPI\'s launcher (written by configure.py).\n'
-            '# shoal was built with %s (%s).\n'
-            'exec ${OSHRUN_MPIEXEC:-%s} "$@"\n' % (cfg.mpi_version, cfg.mpi_origin, q(cfg.mpiexec)))
+            '# shoal was built with %s (%s).\n%s'
+            'exec ${OSHRUN_MPIEXEC:-%s} "$@"\n'
+            % (cfg.mpi_version, cfg.mpi_origin, ''.join('export %s="%s${%s:+:$%s}"\n' % (k, v, k, k) if k == 'LD_LIBRARY_PATH' else
+                                                        'export %s="${%s:-%s}"\n' % (k, k, v) for k, v in
+                                                        (e.split('=', 1) for e in cfg.mpi_prefix_env)),
+               q(cfg.mpiexec)))
 for w in ('oshcc', 'oshc++', 'oshrun'):
     os.chmod(built('bin', w), 0o755)
 with open(built('shoal-shmem.pc'), 'w') as f:

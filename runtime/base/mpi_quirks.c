@@ -7,7 +7,6 @@
 
 static pthread_once_t quirks_once = PTHREAD_ONCE_INIT;
 static unsigned quirks;
-static char library[128] = "MPI";
 
 /* Whether osc/rdma is the one component this Open MPI can give a window of
  * MPI_Win_create: its "osc" setting (MCA parameter, read through the tool
@@ -46,16 +45,13 @@ static void quirks_find(void)
 
     if (MPI_Get_library_version(v, &len) != MPI_SUCCESS) return;
     v[strcspn(v, "\n,")] = '\0';
-    for (char *t = v; *t; t++)
-        if (*t == '\t') *t = ' ';
-    snprintf(library, sizeof(library), "%s", v);
     o = strstr(v, "Open MPI v");
     if (o != NULL && sscanf(o, "Open MPI v%d.%d", &major, &minor) == 2 && major == 4 && minor <= 1 && osc_rdma_only()) {
         quirks |= SHOAL__MPI_SELF_CAS64;
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_RMA,
                    "%s: an 8-byte compare-and-swap on this PE's own word of a window is the CPU's (osc/rdma "
                    "crashes on MPI_Compare_and_swap aimed at its caller)",
-                   library);
+                   v);
     }
 }
 
@@ -63,19 +59,4 @@ unsigned shoal__mpi_quirks(void)
 {
     pthread_once(&quirks_once, quirks_find);
     return quirks;
-}
-
-const char *shoal__mpi_library(void)
-{
-    pthread_once(&quirks_once, quirks_find);
-    return library;
-}
-
-int shoal__mpi_self_cas64(MPI_Win win, uint64_t *word, uint64_t compare, uint64_t value, uint64_t *result)
-{
-    int rc = MPI_Win_sync(win);
-    if (rc != MPI_SUCCESS) return rc;
-    __atomic_compare_exchange_n(word, &compare, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    *result = compare; /* the word's old value, whether or not it was swapped */
-    return MPI_Win_sync(win);
 }

@@ -2,7 +2,8 @@
  * What the MPI library under shoal gets wrong (runtime/base/mpi_quirks.c),
  * found once per process from MPI_Get_library_version and MPI's tool
  * interface. Each quirk has its smallest pure-MPI reproduction in
- * tests/mpi/test_mpi_defects.c and its workaround where the call is made;
+ * tests/mpi/test_mpi_defects.c and its workaround where the call is made
+ * (base/mpi_win.c);
  * README ("MPI libraries") says what shoal does about each.
  */
 #ifndef SHOAL_MPI_QUIRKS_H
@@ -24,13 +25,5 @@ enum {
 
 /* The quirks of the MPI this process runs on (after MPI_Init; thread-safe). */
 SHOAL__HIDDEN unsigned shoal__mpi_quirks(void);
-/* The MPI library's name and version, one line ("MPICH 4.0.2",
- * "Open MPI v4.1.4"), for messages and shoal-topo. */
-SHOAL__HIDDEN const char *shoal__mpi_library(void);
-/* An 8-byte compare-and-swap on this PE's own word at local address word
- * (inside win) where SHOAL__MPI_SELF_CAS64 rules out MPI's: the window
- * synchronized first and after, old value to result. */
-SHOAL__HIDDEN int shoal__mpi_self_cas64(MPI_Win win, uint64_t *word, uint64_t compare, uint64_t value,
-                                        uint64_t *result);
 
 #endif /* SHOAL_MPI_QUIRKS_H */

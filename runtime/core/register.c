@@ -3,7 +3,8 @@
  * collective (runtime/ops/coll.c: a PE in another collective, a different size,
  * or one whose arguments failed is named on every PE, and a PE that never
  * comes times out), then each range gets its own MPI window over sh->comm,
- * in a lock_all epoch for the range's life.
+ * in a lock_all epoch for the range's life; alone (one PE), none: copies and
+ * CPU atomics reach it (Open MPI 4.1 makes no window on one rank).
  *
  * Where a window really starts: MPICH 4.0.2 over UCX moves a window made at
  * a base that is not 16-byte aligned down to the 16-byte boundary, and one

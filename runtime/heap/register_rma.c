@@ -4,9 +4,10 @@
  * pe's copy is the same offset of pe's range, which MPI reaches through the
  * range's window at pe's displacement (every PE's base differs, and so may
  * where its window starts). Data towards this PE is a copy; atomics go
- * through MPI even there, and towards node peers, since MPI's accumulate
- * operations are atomic only with each other (README, "One mechanism per
- * word"). Ranges of shoal_register_shared say where node peers' parts are
+ * through MPI even there (not on a one-PE instance, which has no window,
+ * nor Open MPI 4.1's self compare-and-swap: base/shoal_mpi_quirks.h), and
+ * towards node peers, since MPI's accumulate operations are atomic only
+ * with each other (README, "One mechanism per word"). Ranges of shoal_register_shared say where node peers' parts are
  * mapped here (shoal__reg_locate): runtime/ops/ copies into those and makes
  * CPU atomics on them itself, and comes here for the rest.
  *
@@ -18,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/shoal_mpi_quirks.h"
+#include "base/shoal_mpi_win.h"
 #include "heap/shoal_heap.h"
 #include "heap/shoal_register.h"
 #if SHOAL_HAVE_CUDA
@@ -393,10 +394,9 @@ int shoal__reg_rma(shoal_t sh, const char *call, bool is_put, void *dest, const 
 static int shoal__reg_mpi_rect(shoal_t sh, const char *call, shoal__reg_t *r, bool is_put, int pe, size_t off,
                                size_t rpitch, char *local, size_t lpitch, size_t width, size_t height)
 {
-    MPI_Datatype rtype = MPI_DATATYPE_NULL, ltype = MPI_DATATYPE_NULL, word = MPI_BYTE;
+    MPI_Datatype rtype = MPI_DATATYPE_NULL, ltype = MPI_DATATYPE_NULL, lt;
     MPI_Aint disp = r->disp[pe] + (MPI_Aint)off;
-    size_t wsize = 1;
-    int rc = SHOAL_SUCCESS, lcount = 1;
+    int rc = SHOAL_SUCCESS, lcount;
 
     if (width > INT_MAX || height > INT_MAX) {
         for (size_t i = 0; i < height && rc == SHOAL_SUCCESS; i++)
@@ -405,26 +405,15 @@ static int shoal__reg_mpi_rect(shoal_t sh, const char *call, shoal__reg_t *r, bo
             SHOAL__MPI_TRY(sh, call, rc, out, is_put ? MPI_Win_flush_local(pe, r->win) : MPI_Win_flush(pe, r->win));
         goto out;
     }
-    if ((width | rpitch | lpitch | (size_t)disp | (uintptr_t)local) % 8 == 0) word = MPI_UINT64_T, wsize = 8;
     SHOAL__MPI_TRY(sh, call, rc, out,
-                   MPI_Type_create_hvector((int)height, (int)(width / wsize), (MPI_Aint)rpitch, word, &rtype));
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Type_commit(&rtype));
-    /* A contiguous local side needs no type of its own. */
-    if (lpitch == width && width * height / wsize <= INT_MAX) {
-        lcount = (int)(width * height / wsize);
-    } else {
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Type_create_hvector((int)height, (int)(width / wsize), (MPI_Aint)lpitch, word, &ltype));
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Type_commit(&ltype));
-    }
+                   shoal__mpi_rect_types(width, height, rpitch, lpitch, (uint64_t)disp | (uintptr_t)local, &rtype,
+                                         &ltype, &lt, &lcount));
     if (is_put) {
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Put(local, lcount, ltype != MPI_DATATYPE_NULL ? ltype : word, pe, disp, 1, rtype, r->win));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Put(local, lcount, lt, pe, disp, 1, rtype, r->win));
         shoal__reg_pending(r, pe);
         SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush_local(pe, r->win));
     } else {
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Get(local, lcount, ltype != MPI_DATATYPE_NULL ? ltype : word, pe, disp, 1, rtype, r->win));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Get(local, lcount, lt, pe, disp, 1, rtype, r->win));
         SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, r->win));
     }
 out:
@@ -466,58 +455,28 @@ int shoal__reg_rect(shoal_t sh, const char *call, bool is_put, void *dest, const
 
 int shoal__reg_amo(shoal_t sh, const char *call, const void *target, int pe, const shoal__amo_t *a, void *result)
 {
-    static const MPI_Op ops[SHOAL__AMO_OPS] = {
-        [SHOAL__AMO_FETCH] = MPI_NO_OP, [SHOAL__AMO_SET] = MPI_REPLACE, [SHOAL__AMO_SWAP] = MPI_REPLACE,
-        [SHOAL__AMO_ADD] = MPI_SUM,     [SHOAL__AMO_AND] = MPI_BAND,    [SHOAL__AMO_OR] = MPI_BOR,
-        [SHOAL__AMO_XOR] = MPI_BXOR,
-    };
-    MPI_Datatype type = a->size == 4 ? MPI_UINT32_T : MPI_UINT64_T;
-    union {
-        uint32_t u32;
-        uint64_t u64;
-    } operand, compare;
+    const char *what = "";
     shoal__reg_t *r;
-    MPI_Aint disp;
-    int rc = SHOAL_SUCCESS;
+    int rc = SHOAL_SUCCESS, mrc;
 
-    if (a->size == 4)
-        operand.u32 = (uint32_t)a->operand, compare.u32 = (uint32_t)a->compare;
-    else
-        operand.u64 = a->operand, compare.u64 = a->compare;
     shoal__alloc_lock(sh, false);
     r = shoal__reg_find(sh, target, a->size);
     if (SHOAL__UNLIKELY(r == NULL)) {
         shoal__alloc_unlock(sh);
         return shoal__reg_range_error(sh, call, "atomic target", target, a->size, pe);
     }
-    disp = r->disp[pe] + ((const char *)target - r->base);
     SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_RMA, "%s: atomic op %u of %u bytes at byte %zu of PE %d's registered range",
                call, a->op, a->size, (size_t)((const char *)target - r->base), pe);
-    /* The operand lives on this stack frame: every atomic completes here
-     * at least locally (a fetching one completely, its value then in
-     * result). */
     if (r->win == MPI_WIN_NULL && !r->gpu) {
         /* A one-PE instance's range has no window: the CPU's atomics are
          * the only ones on its words. */
         shoal__amo_cpu((void *)target, a, result);
-        goto out;
-    }
-    if (a->op == SHOAL__AMO_CSWAP && a->size == 8 && pe == sh->my_pe && (shoal__mpi_quirks() & SHOAL__MPI_SELF_CAS64))
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       shoal__mpi_self_cas64(r->win, (uint64_t *)target, compare.u64, operand.u64, result));
-    else if (a->op == SHOAL__AMO_CSWAP)
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Compare_and_swap(&operand, &compare, result, type, pe, disp, r->win));
-    else if (result != NULL)
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Fetch_and_op(&operand, result, type, pe, disp, ops[a->op], r->win));
-    else
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Accumulate(&operand, 1, type, pe, disp, 1, type, ops[a->op], r->win));
-    if (result != NULL) {
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, r->win));
     } else {
-        shoal__reg_pending(r, pe);
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush_local(pe, r->win));
+        if (result == NULL) shoal__reg_pending(r, pe); /* complete at pe only after a flush */
+        mrc = shoal__mpi_amo(r->win, pe, r->disp[pe] + ((const char *)target - r->base),
+                             pe == sh->my_pe ? (void *)target : NULL, a, result, &what);
+        if (mrc != MPI_SUCCESS) rc = shoal__mpi_error(sh, call, what, mrc);
     }
-out:
     shoal__alloc_unlock(sh);
     return rc;
 }

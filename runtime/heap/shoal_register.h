@@ -62,14 +62,15 @@ typedef struct shoal__reg {
     char *base;       /* this PE's first registered byte */
     size_t size;      /* bytes, the same on every PE */
     uint64_t id;      /* 1, 2, ...: the instance's registrations in order, the same on every PE */
-    MPI_Win win;      /* over [base aligned down to SHOAL__REG_WIN_ALIGN, base + size) on every PE */
+    MPI_Win win;      /* over [base aligned down to SHOAL__REG_WIN_ALIGN, base + size) on every PE; MPI_WIN_NULL
+                         for GPU ranges and on a one-PE instance */
     MPI_Aint *disp;   /* per PE: where its first registered byte is in win (from the window's real base) */
     uint8_t *pending; /* per PE: operations that only a flush completes may be outstanding (atomic) */
     uint8_t used;     /* some pending[] is set (atomic): a quiet looks at this range */
     bool locked;      /* win's lock_all epoch is open */
     bool ready;       /* the PEs agreed on it; false: a registration that timed out, its window kept for
                           shoal_finalize to free (lookups skip it) */
-    /* GPU ranges (no window: win is MPI_WIN_NULL). */
+    /* GPU ranges (no window). */
     bool gpu;            /* GPU memory, reached through the heap's transports */
     uint64_t seg;        /* its segment << SHOAL__REG_SEG_SHIFT: its first byte as a transport offset */
     char **peer;         /* per PE: its first byte mapped in this process (this PE: base; cuda_ipc peers: opened

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "base/shoal_mpi_quirks.h"
+#include "base/shoal_mpi_win.h"
 #include "transport/transport.h"
 #include "heap/shoal_heap.h"
 
@@ -224,10 +224,9 @@ static int mpi_rma_rect(shoal_t sh, const char *call, bool is_put, int pe, size_
                         size_t lpitch, size_t width, size_t height, int nbi)
 {
     const mpi_rma_state_t *st = mpi_rma_state(sh);
-    MPI_Datatype rtype = MPI_DATATYPE_NULL, ltype = MPI_DATATYPE_NULL, word = MPI_BYTE;
-    size_t wsize = 1;
+    MPI_Datatype rtype = MPI_DATATYPE_NULL, ltype = MPI_DATATYPE_NULL, lt;
     char *l;
-    int rc = SHOAL_SUCCESS, lcount = 1;
+    int rc = SHOAL_SUCCESS, lcount;
 
     if (width > INT_MAX || height > INT_MAX) {
         for (size_t i = 0; i < height && rc == SHOAL_SUCCESS; i++)
@@ -238,28 +237,14 @@ static int mpi_rma_rect(shoal_t sh, const char *call, bool is_put, int pe, size_
         goto out;
     }
     l = (char *)mpi_rma_local(sh, st, local, (height - 1) * lpitch + width);
-    if ((width | rpitch | lpitch | off | (uintptr_t)l) % 8 == 0) word = MPI_UINT64_T, wsize = 8;
     SHOAL__MPI_TRY(sh, call, rc, out,
-                   MPI_Type_create_hvector((int)height, (int)(width / wsize), (MPI_Aint)rpitch, word, &rtype));
-    SHOAL__MPI_TRY(sh, call, rc, out, MPI_Type_commit(&rtype));
-    /* A contiguous local side (a strided put from a plain array) needs no
-     * type of its own. */
-    if (lpitch == width && width * height / wsize <= INT_MAX) {
-        lcount = (int)(width * height / wsize);
-    } else {
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Type_create_hvector((int)height, (int)(width / wsize), (MPI_Aint)lpitch, word, &ltype));
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Type_commit(&ltype));
-    }
+                   shoal__mpi_rect_types(width, height, rpitch, lpitch, off | (uintptr_t)l, &rtype, &ltype, &lt,
+                                         &lcount));
     if (is_put) {
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Put(l, lcount, ltype != MPI_DATATYPE_NULL ? ltype : word, pe, (MPI_Aint)off, 1, rtype,
-                               st->win));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Put(l, lcount, lt, pe, (MPI_Aint)off, 1, rtype, st->win));
         if (!nbi) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush_local(pe, st->win));
     } else {
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Get(l, lcount, ltype != MPI_DATATYPE_NULL ? ltype : word, pe, (MPI_Aint)off, 1, rtype,
-                               st->win));
+        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Get(l, lcount, lt, pe, (MPI_Aint)off, 1, rtype, st->win));
         if (!nbi) SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
     }
 out:
@@ -284,53 +269,16 @@ static int mpi_rma_get_2d(shoal_t sh, const char *call, int pe, void *dst, size_
 /* Atomics through MPI's accumulate operations on the window: atomic with
  * respect to each other whatever the origin's node, which is why every
  * pair's atomics come here once the window exists (SHOAL__TP_CAP_AMO_ALL).
- * The operand lives on this stack frame, so every atomic completes here at
- * least locally (MPI_Win_flush_local; a fetching one: MPI_Win_flush, its
- * value then in result); nbi changes nothing. */
+ * Every atomic completes here at least locally (shoal__mpi_amo: its
+ * operand lives on the stack); nbi changes nothing. */
 static int mpi_rma_amo(shoal_t sh, const char *call, int pe, size_t off, const shoal__amo_t *a, void *result, int nbi)
 {
-    static const MPI_Op ops[SHOAL__AMO_OPS] = {
-        [SHOAL__AMO_FETCH] = MPI_NO_OP, [SHOAL__AMO_SET] = MPI_REPLACE, [SHOAL__AMO_SWAP] = MPI_REPLACE,
-        [SHOAL__AMO_ADD] = MPI_SUM,     [SHOAL__AMO_AND] = MPI_BAND,    [SHOAL__AMO_OR] = MPI_BOR,
-        [SHOAL__AMO_XOR] = MPI_BXOR,
-    };
     const mpi_rma_state_t *st = mpi_rma_state(sh);
-    MPI_Datatype type = a->size == 4 ? MPI_UINT32_T : MPI_UINT64_T;
-    union {
-        uint32_t u32;
-        uint64_t u64;
-    } operand, compare;
     void *res = result != NULL ? (void *)mpi_rma_local(sh, st, result, a->size) : NULL;
-    int rc = SHOAL_SUCCESS;
+    const char *what = "";
+    int rc = shoal__mpi_amo(st->win, pe, (MPI_Aint)off, pe == sh->my_pe ? st->base + off : NULL, a, res, &what);
     (void)nbi;
-
-    if (a->size == 4)
-        operand.u32 = (uint32_t)a->operand, compare.u32 = (uint32_t)a->compare;
-    else
-        operand.u64 = a->operand, compare.u64 = a->compare;
-    if (a->op == SHOAL__AMO_CSWAP && a->size == 8 && pe == sh->my_pe && (shoal__mpi_quirks() & SHOAL__MPI_SELF_CAS64)) {
-        uint64_t old;
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       shoal__mpi_self_cas64(st->win, (uint64_t *)(void *)(st->base + off), compare.u64, operand.u64,
-                                             &old));
-        if (res != NULL) memcpy(res, &old, sizeof(old));
-        return rc;
-    }
-    if (a->op == SHOAL__AMO_CSWAP)
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Compare_and_swap(&operand, &compare, res, type, pe, (MPI_Aint)off, st->win));
-    else if (res != NULL)
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Fetch_and_op(&operand, res, type, pe, (MPI_Aint)off, ops[a->op], st->win));
-    else
-        SHOAL__MPI_TRY(sh, call, rc, out,
-                       MPI_Accumulate(&operand, 1, type, pe, (MPI_Aint)off, 1, type, ops[a->op], st->win));
-    if (res != NULL)
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush(pe, st->win));
-    else
-        SHOAL__MPI_TRY(sh, call, rc, out, MPI_Win_flush_local(pe, st->win));
-out:
-    return rc;
+    return rc == MPI_SUCCESS ? SHOAL_SUCCESS : shoal__mpi_error(sh, call, what, rc);
 }
 
 /* MPI orders neither puts among themselves nor puts and accumulates: a

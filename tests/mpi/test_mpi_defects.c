@@ -104,8 +104,10 @@ static int run_child(const char *mpiexec, const char *self, int np, const char *
     snprintf(cmd, sizeof(cmd), "MPIEXEC_TIMEOUT=60 timeout -k 5 90 %s -n %d '%s' %s 2>&1", mpiexec, np, self, mode);
     p = popen(cmd, "r");
     CHECK_MSG(p != NULL, "popen(%s) failed", cmd);
+    char rest[4096];
     while (used + 1 < len && fgets(out + used, (int)(len - used), p) != NULL) used += strlen(out + used);
     out[used] = '\0';
+    while (fgets(rest, sizeof(rest), p) != NULL) continue; /* the rest, so that the child never blocks */
     int status = pclose(p);
     printf("---- %s (status %d)\n%s", cmd, status, out);
     return status;
