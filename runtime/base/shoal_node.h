@@ -94,7 +94,8 @@ typedef struct shoal__team_slot {
     _Atomic int32_t verdict;  /* leader: its status */
     uint32_t kind;            /* SHOAL__TC_* | dtype << 8 | op << 16 */
     uint64_t a, b;            /* its arguments */
-    char pad[SHOAL__CACHELINE - 40];
+    uint64_t count;           /* its count in a collect on one node (shoal__team_counts) */
+    char pad[SHOAL__CACHELINE - 48];
 } shoal__team_slot_t;
 _Static_assert(sizeof(shoal__team_slot_t) == SHOAL__CACHELINE, "one cache line a slot");
 

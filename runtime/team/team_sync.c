@@ -392,13 +392,26 @@ int shoal__team_counts(shoal_team_t t, const char *call, uint32_t kind, uint64_t
     MPI_Request req;
     int rc;
 
+    if (t->n_pes == 1) {
+        rc = shoal__team_meet(t, call, kind, 0, 0);
+        counts[0] = mine;
+        return rc;
+    }
+    if (t->n_nodes == 1) {
+        /* One node: the counts travel in the members' slots with the
+         * meeting (written before arriving, read after the release). The
+         * collect meets again before any member can write its next count,
+         * and no member leaves that meeting before every member arrived
+         * in it, done reading these. */
+        shoal__team_slot(sh, t->id, sh->node_rank)->count = mine;
+        rc = shoal__team_meet(t, call, kind, 0, 0);
+        if (rc != SHOAL_SUCCESS) return rc;
+        for (int k = 0; k < t->n_local; k++) counts[t->local_team[k]] = shoal__team_slot(sh, t->id, t->local[k])->count;
+        return SHOAL_SUCCESS;
+    }
     /* Meet first: the members are all in this call, so the gather completes. */
     rc = shoal__team_meet(t, call, kind, 0, 0);
     if (rc != SHOAL_SUCCESS) return rc;
-    if (t->n_pes == 1) {
-        counts[0] = mine;
-        return SHOAL_SUCCESS;
-    }
     buf = malloc(((size_t)t->n_pes + 1) * sizeof(uint64_t));
     if (buf == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     buf[t->n_pes] = mine;

@@ -210,6 +210,37 @@ static void m_collect(ctx_t *c, const mtype_t *ty, size_t n)
     check_untouched(c, "collect", c->tname, total * es, GUARD * es);
 }
 
+/* Collects back to back, no barrier between them, each member's count
+ * changing every round, each round into its own part of dest: on one node
+ * the counts travel with the meeting in the members' slots, which a member
+ * a round ahead must not overwrite while a slower member still reads
+ * them. Checked after the last. */
+static void collect_rounds(ctx_t *c)
+{
+    enum { ROUNDS = 64, MAXC = 5 };
+    size_t part = (size_t)c->tn * MAXC; /* longs of dest per round */
+    long *src = (long *)c->src, *dst = (long *)c->dst, *got = (long *)c->hd, v[MAXC];
+
+    test_heap_fill(c->sh, dst, SENT, ROUNDS * part * sizeof(long));
+    sync_team(c);
+    for (int r = 0; r < ROUNDS; r++) {
+        size_t mine = (size_t)(r * 7 + c->tm) % MAXC;
+        for (size_t k = 0; k < mine; k++) v[k] = r * 1000L + c->tm * 10L + (long)k;
+        test_heap_write(c->sh, src, v, mine * sizeof(long));
+        CHECK_OK(shoal_long_collect(c->team, dst + (size_t)r * part, src, mine), c->sh);
+    }
+    test_heap_read(c->sh, got, dst, ROUNDS * part * sizeof(long));
+    for (int r = 0; r < ROUNDS; r++) {
+        size_t at = (size_t)r * part;
+        for (int i = 0; i < c->tn; i++)
+            for (size_t k = 0; k < (size_t)(r * 7 + i) % MAXC; k++, at++)
+                CHECK_MSG(got[at] == r * 1000L + i * 10L + (long)k,
+                          "team %s: back-to-back collect round %d: dest element %zu is %ld, expected %ld (member %d's "
+                          "element %zu)",
+                          c->tname, r, at - (size_t)r * part, got[at], r * 1000L + i * 10L + (long)k, i, k);
+    }
+}
+
 static void m_alltoall(ctx_t *c, const mtype_t *ty, size_t n)
 {
     size_t es = ty->size, all = n * (size_t)c->tn;
@@ -277,6 +308,7 @@ static void test_moves(ctx_t *c)
     }
     /* Every root, once. */
     for (int root = 0; root < c->tn; root++) m_bcast(c, mtype("mem"), 13, root);
+    collect_rounds(c);
 }
 
 /* ------------------------------------------------------------ reductions */
