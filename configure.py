@@ -749,7 +749,7 @@ folders = LIB_DIRS + ['runtime', 'examples', 'examples/plugin', 'examples/gpu',
 # Folders by absolute path: 'tests', 'examples', 'bench' are also phony targets.
 folders = [os.path.join(SRCDIR, d) for d in dict.fromkeys(folders) if os.path.isdir(d)]
 n.build(ninja_file, 'configure', implicit=['configure.py'] + sources(TESTS_FILE) + folders,
-        implicit_outputs=[built('CTestTestfile.cmake'), built('install.sh'), built('shoal.pc'),
+        implicit_outputs=[built('CTestTestfile.cmake'), built('install.sh'), built('shoal.pc'), built('mpi.env'),
                           built('shoalConfig.cmake'), built('shoalConfigVersion.cmake')]
         + ([built('shoal-cuda.pc')] if nvcc else []))
 n.build('all', 'phony', ['lib'] + tool + ['examples', 'bench', 'tests'])
@@ -799,6 +799,14 @@ with open(built('CTestTestfile.cmake'), 'w') as f:
         props += ['ENVIRONMENT', cmake_quote(';'.join(env), special=r'\\"$')]
         f.write('add_test(%s %s)\n' % (t.name, ' '.join(cmake_quote(a) for a in cmd)))
         f.write('set_tests_properties(%s PROPERTIES %s)\n' % (t.name, ' '.join(props)))
+
+# ---------------------------------------------------------------- mpi.env
+# For scripts that run programs themselves (.ci/gpu-check): the launcher
+# and the environment the tests run with (the MPIS table).
+with open(built('mpi.env'), 'w') as f:
+    f.write('# Written by configure.py: %s\'s launcher and run environment; . this file\n' % cfg.mpi_version)
+    f.write('SHOAL_MPIEXEC=%s\n' % shlex.quote(cfg.mpiexec))
+    f.write(''.join('export %s=%s\n' % (k, shlex.quote(v)) for k, v in (e.split('=', 1) for e in cfg.mpi_env)))
 
 # ---------------------------------------------------------------- install.sh, shoal.pc
 q = shlex.quote
