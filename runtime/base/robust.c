@@ -164,5 +164,15 @@ bool shoal__pe_gone(shoal_t sh, int pe)
     fclose(f);
     buf[n] = '\0';
     paren = strrchr(buf, ')');
-    return paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+    if (paren == NULL || paren[1] != ' ') return false;
+    if (paren[2] == 'Z' || paren[2] == 'X') return true;
+    /* Still tearing itself down (exit_group called, not yet a zombie: its
+     * memory can take seconds to unmap on a busy machine): the kernel's
+     * PF_EXITING bit in the flags, the 9th field. */
+    {
+        char state;
+        unsigned flags = 0;
+        if (sscanf(paren + 2, "%c %*d %*d %*d %*d %*d %u", &state, &flags) == 2 && (flags & 0x4u)) return true;
+    }
+    return false;
 }
