@@ -338,6 +338,16 @@ def probe_mpi(c):
             # (DT_RUNPATH /usr/lib/...) finds only there or on this path
             c.mpi_prefix_env = ['OPAL_PREFIX=' + mpi_prefix,
                                 'LD_LIBRARY_PATH=' + os.path.dirname(os.path.realpath(lib))]
+            # Debian's packages keep their MCA defaults (osc = ^ucx,pt2pt,
+            # pml = ^ucx...) in /etc/openmpi, which an unpacked tree has at
+            # <prefix>/../etc/openmpi: Open MPI would look under
+            # OPAL_PREFIX/etc instead, find nothing and choose components
+            # the packaged library never uses (osc/ucx: every MPI_Win_create
+            # fails on a machine without a network)
+            params = os.path.join(os.path.dirname(os.path.abspath(mpi_prefix)), 'etc', 'openmpi',
+                                  'openmpi-mca-params.conf')
+            if os.path.isfile(params):
+                c.mpi_prefix_env.append('OMPI_MCA_mca_base_param_files=' + params)
     else:
         if options.mpicc:
             mpicc = os.path.join(CWD, options.mpicc) if os.sep in options.mpicc else shutil.which(options.mpicc)
@@ -521,7 +531,7 @@ TOOL = 'topology/shoal-topo.c'
 # The library's folders: api/ and each API layer beside it, the runtime's
 # subsystems, topology/ (README.md, Layout; .ci/call-graph checks that calls
 # between them go one way).
-LIB_DIRS = ['api', 'api/shmem', 'runtime/core', 'runtime/team', 'runtime/ops', 'runtime/transport',
+LIB_DIRS = ['api', 'api/shmem', 'runtime/core', 'runtime/proxy', 'runtime/team', 'runtime/ops', 'runtime/transport',
             'runtime/heap', 'runtime/base', 'topology']
 lib_srcs = sources(*(d + '/*.c' for d in LIB_DIRS), exclude=(TOOL,))
 if nvcc:

@@ -1,6 +1,7 @@
 /* The public host API: argument checks, then one call into the runtime. */
 #include <string.h>
 
+#include "proxy/shoal_proxy.h"
 #include "base/shoal_instance.h"
 #include "transport/transport.h"
 #include "heap/shoal_gpu_share.h"
@@ -238,20 +239,24 @@ SHOAL__ISIZED_DEF(128)
 int shoal_quiet(shoal_t sh)
 {
     SHOAL__ENTER(sh, "shoal_quiet");
-    return shoal__quiet(sh, "shoal_quiet");
+    int rc = shoal__proxy_complete(sh, "shoal_quiet");
+    return rc == SHOAL_SUCCESS ? shoal__quiet(sh, "shoal_quiet") : rc;
 }
 
 /* Ordering is delivered by completing: simple and always correct. */
 int shoal_fence(shoal_t sh)
 {
     SHOAL__ENTER(sh, "shoal_fence");
-    return shoal__quiet(sh, "shoal_fence");
+    int rc = shoal__proxy_complete(sh, "shoal_fence");
+    return rc == SHOAL_SUCCESS ? shoal__quiet(sh, "shoal_fence") : rc;
 }
 
 int shoal_barrier_all(shoal_t sh)
 {
     SHOAL__ENTER(sh, "shoal_barrier_all");
-    return shoal__barrier_all(sh);
+    /* A failed drain still meets the others (they would wait for this PE). */
+    int prc = shoal__proxy_complete(sh, "shoal_barrier_all"), rc = shoal__barrier_all(sh);
+    return prc != SHOAL_SUCCESS ? prc : rc;
 }
 
 int shoal_sync_all(shoal_t sh)

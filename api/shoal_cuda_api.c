@@ -6,6 +6,7 @@
 #include "heap/shoal_gpu.h"
 #include "transport/transport.h"
 #include "ops/shoal_stream.h"
+#include "proxy/shoal_proxy.h"
 
 int shoal_cuda_device(shoal_t sh)
 {
@@ -17,7 +18,8 @@ int shoal_device_get(shoal_t sh, shoal_device_t *dev_p)
 {
     SHOAL__ENTER(sh, "shoal_device_get");
     if (dev_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_device_get", "dev_p is NULL");
-    return shoal__device_get(sh, dev_p);
+    int rc = shoal__device_get(sh, dev_p);
+    return rc == SHOAL_SUCCESS ? shoal__proxy_attach(sh, dev_p) : rc;
 }
 
 int shoal_device_reachable(shoal_t sh, int pe)
@@ -43,13 +45,15 @@ int shoal_get_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, 
 int shoal_quiet_on_stream(shoal_t sh, cudaStream_t stream)
 {
     SHOAL__ENTER(sh, "shoal_quiet_on_stream");
-    return shoal__quiet_on_stream(sh, stream);
+    int rc = shoal__proxy_quiet_on_stream(sh, "shoal_quiet_on_stream", stream);
+    return rc == SHOAL_SUCCESS ? shoal__quiet_on_stream(sh, stream) : rc;
 }
 
 int shoal_barrier_all_on_stream(shoal_t sh, cudaStream_t stream)
 {
     SHOAL__ENTER(sh, "shoal_barrier_all_on_stream");
-    return shoal__barrier_all_on_stream(sh, stream);
+    int rc = shoal__proxy_quiet_on_stream(sh, "shoal_barrier_all_on_stream", stream);
+    return rc == SHOAL_SUCCESS ? shoal__barrier_all_on_stream(sh, stream) : rc;
 }
 
 int shoal_put_signal_on_stream(shoal_t sh, void *dest, const void *src, size_t nbytes, uint64_t *sig, uint64_t value,

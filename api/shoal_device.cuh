@@ -114,6 +114,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cooperative_groups.h>
 #include <cuda/atomic>
@@ -169,7 +170,18 @@ static __device__ __forceinline__ unsigned int *shoal__dev_peer_ctrl(const shoal
     return k < SHOAL_DEVICE_NEAR_PES ? dev.near_ctrl[k] : dev.peer_ctrl[pe];
 }
 
-/* The peer address of [addr, addr + nbytes) of the symmetric heap on pe. */
+/* Not an error: the range is fine, but pe is reached through the proxy. */
+#define SHOAL__DEV_VIA_PROXY 1
+
+/* Atomics through pe's mapping are native (pe in range, mapped). */
+static __device__ __forceinline__ bool shoal__dev_peer_amo(const shoal_device_t &dev, int pe)
+{
+    unsigned k = (unsigned)pe - (unsigned)dev.near_first;
+    return k < SHOAL_DEVICE_NEAR_PES ? (dev.near_amo >> k) & 1u : dev.peer_amo[pe] != 0;
+}
+
+/* The peer address of [addr, addr + nbytes) of the symmetric heap on pe,
+ * or SHOAL__DEV_VIA_PROXY where pe is not load/store reachable. */
 static __device__ __forceinline__ int shoal__dev_translate(const shoal_device_t &dev, const void *addr, size_t nbytes,
                                                            int pe, char **peer_p)
 {
@@ -179,7 +191,7 @@ static __device__ __forceinline__ int shoal__dev_translate(const shoal_device_t 
     if ((unsigned)pe >= (unsigned)dev.n_pes) return SHOAL_ERR_PE;
     if (a < base || a - base > dev.heap_size || nbytes > dev.heap_size - (a - base)) return SHOAL_ERR_OUT_OF_BOUNDS;
     peer_base = shoal__dev_peer_base(dev, pe);
-    if (peer_base == NULL) return SHOAL_ERR_UNSUPPORTED;
+    if (peer_base == NULL) return SHOAL__DEV_VIA_PROXY;
     *peer_p = peer_base + (a - base);
     return SHOAL_SUCCESS;
 }
@@ -217,6 +229,15 @@ template <int Scope> static __device__ __forceinline__ void shoal__dev_sync(void
         __syncwarp(n == 32 ? 0xffffffffu : (1u << n) - 1);
     }
 }
+
+static __device__ __forceinline__ unsigned long long shoal__dev_now_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+#include "shoal_device_proxy.cuh"
 
 /* Copy n bytes as words of W: bytes up to dst's W boundary, words up to its
  * 128-byte boundary, then W words (four in flight per thread), then the
@@ -282,6 +303,12 @@ static __device__ __forceinline__ int shoal__dev_rma(const shoal_device_t &dev, 
 {
     char *peer;
     int rc = shoal__dev_translate(dev, is_put ? (const void *)dest : src, nbytes, pe, &peer);
+    if (rc == SHOAL__DEV_VIA_PROXY)
+        return shoal__dev_proxy_group<Scope>(dev,
+                                             shoal__dev_proxy_req(is_put ? SHOAL_DEVICE_PROXY_PUT
+                                                                         : SHOAL_DEVICE_PROXY_GET,
+                                                                  pe, dest, src, nbytes),
+                                             !nbi, NULL);
     if (rc != SHOAL_SUCCESS) return rc;
     shoal__dev_sync<Scope>();
     shoal__dev_copy(is_put ? (void *)peer : dest, is_put ? src : (const void *)peer, nbytes, shoal__dev_rank<Scope>(),
@@ -312,8 +339,9 @@ static __device__ __forceinline__ int shoal__dev_amo_target(const shoal_device_t
                   "shoal device atomics work on 4- and 8-byte integers");
     char *peer;
     int rc = shoal__dev_translate(dev, addr, sizeof(T), pe, &peer);
-    if (rc != SHOAL_SUCCESS) return rc;
+    if (rc < SHOAL_SUCCESS) return rc;
     if ((uintptr_t)addr % sizeof(T) != 0) return SHOAL_ERR_INVALID_ARG;
+    if (rc == SHOAL__DEV_VIA_PROXY || !shoal__dev_peer_amo(dev, pe)) return SHOAL__DEV_VIA_PROXY;
     *peer_p = (T *)peer;
     return SHOAL_SUCCESS;
 }
@@ -329,13 +357,6 @@ template <typename T> static __device__ __forceinline__ bool shoal__dev_compare(
     case SHOAL_CMP_LE: return a <= b;
     default: return true; /* unknown: never wait on it */
     }
-}
-
-static __device__ __forceinline__ unsigned long long shoal__dev_now_ns(void)
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
 }
 
 /* Store or add the signal, releasing what this thread (and, through the
@@ -360,11 +381,36 @@ static __device__ __forceinline__ void *shoal_dev_ptr(const shoal_device_t &dev,
     return shoal__dev_translate(dev, ptr, 1, pe, &peer) == SHOAL_SUCCESS ? peer : NULL;
 }
 
-/* Complete (order before everything after) every operation of this thread. */
+/* Complete (order before everything after) every load/store operation of
+ * this thread. Operations that went through the proxy need the form with
+ * the handle. */
 static __device__ __forceinline__ void shoal_dev_quiet(void) { __threadfence_system(); }
 
-/* Order this thread's puts: those before land before those after, at every PE. */
+/* Order this thread's load/store puts: those before land before those
+ * after, at every PE. Proxied ones need the form with the handle. */
 static __device__ __forceinline__ void shoal_dev_fence(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+
+/* Quiet with the handle: the thread's load/store operations, and every
+ * proxied one this PE's kernels issued before it (one round trip to the
+ * host, only while some are outstanding). Returns the first error of a
+ * proxied operation without an answer (_nbi, p, atomics without result,
+ * signals) since the last quiet, or SHOAL_SUCCESS. */
+static __device__ __forceinline__ int shoal_dev_quiet(const shoal_device_t &dev)
+{
+    __threadfence_system();
+    return shoal__dev_proxy_pending(dev) ? shoal__dev_proxy_quiet(dev) : SHOAL_SUCCESS;
+}
+
+/* Fence with the handle: also orders this PE's proxied puts, atomics and
+ * signals before its later ones, to each PE (the host serves them in order
+ * and orders them with the transport's fence). */
+static __device__ __forceinline__ int shoal_dev_fence(const shoal_device_t &dev)
+{
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+    if (!shoal__dev_proxy_pending(dev)) return SHOAL_SUCCESS;
+    return shoal__dev_proxy_call(dev, shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_FENCE, dev.my_pe, NULL, NULL, 0), false,
+                                 NULL);
+}
 
 /* ------------------------------------------------------------ RMA, bytes */
 
@@ -409,6 +455,12 @@ static __device__ __forceinline__ int shoal_dev_p(const shoal_device_t &dev, T *
                   "no device long double (nvcc treats it as double): move long double data with put/get");
     char *peer;
     int rc = shoal__dev_translate(dev, dest, sizeof(T), pe, &peer);
+    if (rc == SHOAL__DEV_VIA_PROXY) {
+        /* The value travels in the request: nothing to wait for. */
+        shoal_dev_proxy_req_t r = shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_P, pe, dest, NULL, sizeof(T));
+        memcpy(&r.value, &value, sizeof(T));
+        return shoal__dev_proxy_call(dev, r, false, NULL);
+    }
     if (rc != SHOAL_SUCCESS) return rc;
     *(volatile T *)peer = value;
     return SHOAL_SUCCESS;
@@ -422,6 +474,12 @@ static __device__ __forceinline__ int shoal_dev_g(const shoal_device_t &dev, T *
                   "no device long double (nvcc treats it as double): move long double data with put/get");
     char *peer;
     int rc = shoal__dev_translate(dev, src, sizeof(T), pe, &peer);
+    if (rc == SHOAL__DEV_VIA_PROXY) {
+        unsigned long long v = 0;
+        rc = shoal__dev_proxy_call(dev, shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_G, pe, NULL, src, sizeof(T)), true, &v);
+        if (rc == SHOAL_SUCCESS) memcpy(value_p, &v, sizeof(T));
+        return rc;
+    }
     if (rc != SHOAL_SUCCESS) return rc;
     *value_p = *(const volatile T *)peer;
     return SHOAL_SUCCESS;
@@ -491,12 +549,40 @@ SHOAL_RMA_TYPES(SHOAL__DEV_TYPED)
 /* Each returns a status; fetching ones store the old value in *fetched_p
  * (on success; fetched_p may be NULL). Relaxed, system scope. */
 
+/* The atomic op (SHOAL_DEV_AMO_*: the host's numbering) on pe's *dest
+ * through the proxy; fetch: wait for the old value. */
+enum {
+    SHOAL__DEV_AMO_FETCH = 0,
+    SHOAL__DEV_AMO_SET = 1,
+    SHOAL__DEV_AMO_SWAP = 2,
+    SHOAL__DEV_AMO_CSWAP = 3,
+    SHOAL__DEV_AMO_ADD = 4,
+    SHOAL__DEV_AMO_AND = 5,
+    SHOAL__DEV_AMO_OR = 6,
+    SHOAL__DEV_AMO_XOR = 7
+};
+template <typename T>
+static __device__ __forceinline__ int shoal__dev_amo_proxy(const shoal_device_t &dev, int op, const T *dest, T value,
+                                                           T cond, int pe, T *fetched_p, bool fetch)
+{
+    shoal_dev_proxy_req_t r = shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_AMO, pe, dest, NULL, sizeof(T));
+    unsigned long long v = 0;
+    r.arg = (unsigned short)(op | (sizeof(T) << 8));
+    r.value = (unsigned long long)value;
+    r.cond = (unsigned long long)cond;
+    int rc = shoal__dev_proxy_call(dev, r, fetch, &v);
+    if (rc == SHOAL_SUCCESS && fetch && fetched_p != NULL) *fetched_p = (T)v;
+    return rc;
+}
+
 template <typename T>
 static __device__ __forceinline__ int shoal_dev_atomic_fetch(const shoal_device_t &dev, const T *src, int pe,
                                                              T *value_p)
 {
     T *p;
     int rc = shoal__dev_amo_target(dev, src, pe, &p);
+    if (rc == SHOAL__DEV_VIA_PROXY)
+        return shoal__dev_amo_proxy<T>(dev, SHOAL__DEV_AMO_FETCH, src, 0, 0, pe, value_p, true);
     if (rc != SHOAL_SUCCESS) return rc;
     *value_p = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).load(cuda::memory_order_relaxed);
     return SHOAL_SUCCESS;
@@ -508,6 +594,8 @@ static __device__ __forceinline__ int shoal_dev_atomic_set(const shoal_device_t 
 {
     T *p;
     int rc = shoal__dev_amo_target(dev, dest, pe, &p);
+    if (rc == SHOAL__DEV_VIA_PROXY)
+        return shoal__dev_amo_proxy<T>(dev, SHOAL__DEV_AMO_SET, dest, value, 0, pe, NULL, false);
     if (rc != SHOAL_SUCCESS) return rc;
     cuda::atomic_ref<T, cuda::thread_scope_system>(*p).store(value, cuda::memory_order_relaxed);
     return SHOAL_SUCCESS;
@@ -520,6 +608,8 @@ static __device__ __forceinline__ int shoal_dev_atomic_swap(const shoal_device_t
 {
     T *p;
     int rc = shoal__dev_amo_target(dev, dest, pe, &p);
+    if (rc == SHOAL__DEV_VIA_PROXY)
+        return shoal__dev_amo_proxy<T>(dev, SHOAL__DEV_AMO_SWAP, dest, value, 0, pe, fetched_p, true);
     if (rc != SHOAL_SUCCESS) return rc;
     T old = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).exchange(value, cuda::memory_order_relaxed);
     if (fetched_p != NULL) *fetched_p = old;
@@ -535,6 +625,8 @@ static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_
 {
     T *p;
     int rc = shoal__dev_amo_target(dev, dest, pe, &p);
+    if (rc == SHOAL__DEV_VIA_PROXY)
+        return shoal__dev_amo_proxy<T>(dev, SHOAL__DEV_AMO_CSWAP, dest, value, cond, pe, fetched_p, true);
     if (rc != SHOAL_SUCCESS) return rc;
     T old = cond;
     cuda::atomic_ref<T, cuda::thread_scope_system>(*p).compare_exchange_strong(old, value, cuda::memory_order_relaxed);
@@ -543,7 +635,7 @@ static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_
 }
 
 /* shoal_dev_atomic_fetch_OP (old value to *fetched_p) and shoal_dev_atomic_OP. */
-#define SHOAL__DEV_AMO_OP(OP)                                                                                          \
+#define SHOAL__DEV_AMO_OP(OP, CODE)                                                                                    \
     template <typename T>                                                                                              \
     static __device__ __forceinline__ int shoal_dev_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,              \
                                                                       typename shoal__dev_same<T>::type value, int pe, \
@@ -551,6 +643,8 @@ static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_
     {                                                                                                                  \
         T *p;                                                                                                          \
         int rc = shoal__dev_amo_target(dev, dest, pe, &p);                                                             \
+        if (rc == SHOAL__DEV_VIA_PROXY)                                                                                \
+            return shoal__dev_amo_proxy<T>(dev, CODE, dest, value, 0, pe, fetched_p, true);                            \
         if (rc != SHOAL_SUCCESS) return rc;                                                                            \
         T old = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed);      \
         if (fetched_p != NULL) *fetched_p = old;                                                                       \
@@ -562,14 +656,15 @@ static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_
     {                                                                                                                  \
         T *p;                                                                                                          \
         int rc = shoal__dev_amo_target(dev, dest, pe, &p);                                                             \
+        if (rc == SHOAL__DEV_VIA_PROXY) return shoal__dev_amo_proxy<T>(dev, CODE, dest, value, 0, pe, NULL, false);    \
         if (rc != SHOAL_SUCCESS) return rc;                                                                            \
         cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed);              \
         return SHOAL_SUCCESS;                                                                                          \
     }
-SHOAL__DEV_AMO_OP(add)
-SHOAL__DEV_AMO_OP(and)
-SHOAL__DEV_AMO_OP(or)
-SHOAL__DEV_AMO_OP(xor)
+SHOAL__DEV_AMO_OP(add, SHOAL__DEV_AMO_ADD)
+SHOAL__DEV_AMO_OP(and, SHOAL__DEV_AMO_AND)
+SHOAL__DEV_AMO_OP(or, SHOAL__DEV_AMO_OR)
+SHOAL__DEV_AMO_OP(xor, SHOAL__DEV_AMO_XOR)
 #undef SHOAL__DEV_AMO_OP
 
 template <typename T>
@@ -680,8 +775,15 @@ static __device__ __forceinline__ int shoal_dev_signal_op(const shoal_device_t &
 {
     uint64_t *p;
     int rc = shoal__dev_amo_target(dev, sig, pe, &p);
-    if (rc != SHOAL_SUCCESS) return rc;
+    if (rc < SHOAL_SUCCESS) return rc;
     if (op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD) return SHOAL_ERR_INVALID_ARG;
+    if (rc == SHOAL__DEV_VIA_PROXY) {
+        shoal_dev_proxy_req_t r = shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_SIGNAL, pe, NULL, NULL, 0);
+        r.arg = (unsigned short)op;
+        r.value = value;
+        r.sig = (unsigned long long)(uintptr_t)sig;
+        return shoal__dev_proxy_call(dev, r, false, NULL);
+    }
     shoal__dev_signal_store(p, value, op);
     return SHOAL_SUCCESS;
 }
@@ -706,10 +808,20 @@ static __device__ __forceinline__ int shoal__dev_put_signal(const shoal_device_t
 {
     char *peer;
     uint64_t *peer_sig;
-    int rc = shoal__dev_translate(dev, dest, nbytes, pe, &peer);
-    if (rc == SHOAL_SUCCESS) rc = shoal__dev_amo_target(dev, sig, pe, &peer_sig);
-    if (rc == SHOAL_SUCCESS && op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD) rc = SHOAL_ERR_INVALID_ARG;
-    if (rc != SHOAL_SUCCESS) return rc;
+    int rc = shoal__dev_translate(dev, dest, nbytes, pe, &peer), src_rc = rc;
+    if (rc >= SHOAL_SUCCESS) rc = shoal__dev_amo_target(dev, sig, pe, &peer_sig);
+    if (rc >= SHOAL_SUCCESS && op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD) rc = SHOAL_ERR_INVALID_ARG;
+    if (rc < SHOAL_SUCCESS) return rc;
+    if (src_rc == SHOAL__DEV_VIA_PROXY || rc == SHOAL__DEV_VIA_PROXY) {
+        /* Data and signal both through the proxy (the host orders them),
+         * even where only the signal needs it. Blocking: src is read
+         * before the group goes on. */
+        shoal_dev_proxy_req_t r = shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_SIGNAL, pe, dest, src, nbytes);
+        r.arg = (unsigned short)op;
+        r.value = value;
+        r.sig = (unsigned long long)(uintptr_t)sig;
+        return shoal__dev_proxy_group<Scope>(dev, r, nbytes > 0, NULL);
+    }
     shoal__dev_sync<Scope>();
     shoal__dev_copy(peer, src, nbytes, shoal__dev_rank<Scope>(), shoal__dev_size<Scope>());
     __threadfence_system();
@@ -775,6 +887,64 @@ static __device__ __forceinline__ int shoal__dev_barrier_pes(const shoal_device_
     return SHOAL_SUCCESS;
 }
 
+/* Wait until the control word w reached gen (a signed difference); false
+ * after SHOAL_DEV_TIMEOUT_NS. */
+static __device__ __forceinline__ bool shoal__dev_flag_wait(unsigned int *w, unsigned gen)
+{
+    shoal__dev_flag_ref flag(*w);
+#if SHOAL_DEV_TIMEOUT_NS > 0
+    unsigned long long start = shoal__dev_now_ns();
+    for (unsigned spin = 1; (int)(flag.load(cuda::memory_order_acquire) - gen) < 0; spin++)
+        if (spin % 1024 == 0 && shoal__dev_now_ns() - start > (unsigned long long)(SHOAL_DEV_TIMEOUT_NS)) return false;
+#else
+    while ((int)(flag.load(cuda::memory_order_acquire) - gen) < 0) {
+    }
+#endif
+    return true;
+}
+
+/* The PE phase where some PE is out of load/store reach, by one thread:
+ * quiet (this PE's proxied operations complete), then, where the whole
+ * node is reachable, the node's PEs meet through their control words, its
+ * leader meets the other nodes' leaders through the proxy and releases
+ * the node (with the meeting's status); else every PE meets through its
+ * proxy. */
+static __device__ __noinline__ int shoal__dev_barrier_hier(const shoal_device_t &dev, unsigned gen)
+{
+    int qrc = shoal_dev_quiet(dev), rc = SHOAL_SUCCESS, me = dev.my_pe;
+
+    shoal__dev_flag_ref(dev.ctrl[SHOAL_DEVICE_BARRIER_GEN]).store(gen, cuda::memory_order_relaxed);
+    if (!dev.node_ok) {
+        /* Every PE: a team of all (first PE 0, stride 1), group SHOAL_DEVICE_TEAMS. */
+        shoal_dev_proxy_req_t r =
+            shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_BARRIER, me, NULL, (const void *)(uintptr_t)1, dev.n_pes);
+        r.sig = SHOAL_DEVICE_TEAMS;
+        rc = shoal__dev_proxy_call(dev, r, true, NULL);
+        return rc != SHOAL_SUCCESS ? rc : qrc;
+    }
+    for (int k = 0; k < dev.node_size; k++)
+        if (k != dev.node_rank)
+            shoal__dev_flag_ref(shoal__dev_peer_ctrl(dev, dev.node_pes[k])[SHOAL_DEVICE_BARRIER_FLAGS + me])
+                .store(gen, cuda::memory_order_relaxed);
+    for (int k = 0; k < dev.node_size; k++)
+        if (k != dev.node_rank && !shoal__dev_flag_wait(&dev.ctrl[SHOAL_DEVICE_BARRIER_FLAGS + dev.node_pes[k]], gen))
+            return SHOAL_ERR_TIMEOUT;
+    if (dev.node_rank == 0) {
+        shoal_dev_proxy_req_t r = shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_BARRIER, me, NULL, NULL, 0);
+        r.arg = SHOAL_DEVICE_PROXY_LEADERS;
+        rc = shoal__dev_proxy_call(dev, r, true, NULL);
+        for (int k = 1; k < dev.node_size; k++) {
+            unsigned int *peer = shoal__dev_peer_ctrl(dev, dev.node_pes[k]);
+            shoal__dev_flag_ref(peer[SHOAL_DEVICE_BARRIER_STATUS]).store((unsigned)rc, cuda::memory_order_relaxed);
+            shoal__dev_flag_ref(peer[SHOAL_DEVICE_BARRIER_RELEASE]).store(gen, cuda::memory_order_release);
+        }
+    } else {
+        if (!shoal__dev_flag_wait(&dev.ctrl[SHOAL_DEVICE_BARRIER_RELEASE], gen)) return SHOAL_ERR_TIMEOUT;
+        rc = (int)shoal__dev_flag_ref(dev.ctrl[SHOAL_DEVICE_BARRIER_STATUS]).load(cuda::memory_order_relaxed);
+    }
+    return rc != SHOAL_SUCCESS ? rc : qrc;
+}
+
 /* This PE's next device-barrier generation. */
 static __device__ __forceinline__ unsigned shoal__dev_barrier_next(const shoal_device_t &dev)
 {
@@ -787,12 +957,12 @@ static __device__ __forceinline__ int shoal_dev_barrier_all_block(const shoal_de
     unsigned gen = 0;
     int rc = SHOAL_SUCCESS;
 
-    if (!dev.barrier_ok) return SHOAL_ERR_UNSUPPORTED;
+    if (!dev.barrier_ok && dev.proxy.status != SHOAL_SUCCESS) return dev.proxy.status;
     bool leader = shoal__dev_block_rank() == 0;
     if (leader) gen = shoal__dev_barrier_next(dev);
     __syncthreads(); /* the block's earlier stores, before the leader's fence */
-    if (leader) rc = shoal__dev_barrier_pes(dev, gen);
-    return __syncthreads_or(rc != SHOAL_SUCCESS) ? SHOAL_ERR_TIMEOUT : SHOAL_SUCCESS;
+    if (leader) rc = dev.barrier_ok ? shoal__dev_barrier_pes(dev, gen) : shoal__dev_barrier_hier(dev, gen);
+    return shoal__dev_bcast<SHOAL__DEV_BLOCK>(rc);
 }
 
 /* Barrier over all PEs, called by every thread of a cooperative launch:
@@ -805,13 +975,14 @@ static __device__ __forceinline__ int shoal_dev_barrier_all_grid(const shoal_dev
 
     /* is_valid() is true in ordinary launches too on recent CUDA: a grid
      * barrier outside a cooperative launch cannot be detected (see the rules). */
-    if (!grid.is_valid() || !dev.barrier_ok) return SHOAL_ERR_UNSUPPORTED;
+    if (!grid.is_valid()) return SHOAL_ERR_UNSUPPORTED;
+    if (!dev.barrier_ok && dev.proxy.status != SHOAL_SUCCESS) return dev.proxy.status;
     bool leader = shoal__dev_block_rank() == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
     grid.sync(); /* the grid's earlier stores, before the leader's fence */
     /* The generation is read after the grid met: another block of this
      * grid may have been in a block barrier until then. */
     if (leader) gen = shoal__dev_barrier_next(dev);
-    if (leader) rc = shoal__dev_barrier_pes(dev, gen);
+    if (leader) rc = dev.barrier_ok ? shoal__dev_barrier_pes(dev, gen) : shoal__dev_barrier_hier(dev, gen);
     grid.sync();
     return rc;
 }

@@ -91,10 +91,34 @@ template <int Scope> static __device__ __forceinline__ bool shoal__dev_sync_or(b
  * peers: a system fence (the group's stores before it, which the group's
  * sync ordered, become visible everywhere), my generation into my flag at
  * each peer, then a wait until each peer's flag here reached it. */
+/* A team with members out of load/store reach meets through the proxies:
+ * the group's first thread quiets (its PE's proxied operations complete)
+ * and asks its proxy for the team's meeting. */
+template <int Scope>
+static __device__ __forceinline__ int shoal__dev_team_barrier_proxy(const shoal_device_t &dev,
+                                                                    const shoal_dev_team_t &team)
+{
+    int rc = SHOAL_SUCCESS;
+    shoal__dev_sync<Scope>();
+    if (shoal__dev_rank<Scope>() == 0) {
+        int qrc = shoal_dev_quiet(dev);
+        shoal_dev_proxy_req_t r =
+            shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_BARRIER, dev.my_pe, (const void *)(uintptr_t)team.start,
+                                 (const void *)(uintptr_t)team.stride, (size_t)team.n_pes);
+        r.sig = (unsigned long long)team.id; /* its own tags: teams meet independently */
+        rc = shoal__dev_proxy_call(dev, r, true, NULL);
+        if (rc == SHOAL_SUCCESS) rc = qrc;
+    }
+    return shoal__dev_bcast<Scope>(rc);
+}
+
 template <int Scope>
 static __device__ __forceinline__ int shoal__dev_team_barrier(const shoal_device_t &dev, const shoal_dev_team_t &team)
 {
-    if (!team.ok) return SHOAL_ERR_UNSUPPORTED;
+    if (!team.ok) {
+        if (dev.proxy.status != SHOAL_SUCCESS) return dev.proxy.status;
+        return shoal__dev_team_barrier_proxy<Scope>(dev, team);
+    }
     unsigned rank = shoal__dev_rank<Scope>(), size = shoal__dev_size<Scope>();
     unsigned int *mine = shoal__dev_team_words(dev.ctrl, team.id);
     int n = team.n_pes, me = team.my_pe;
@@ -157,23 +181,32 @@ static __device__ __forceinline__ int shoal__dev_team_push(const shoal_device_t 
     unsigned rank = shoal__dev_rank<Scope>(), size = shoal__dev_size<Scope>();
     int n = team.n_pes, me = team.my_pe, rc = SHOAL_SUCCESS;
 
-    if (!team.ok) return SHOAL_ERR_UNSUPPORTED;
+    if (!team.ok && dev.proxy.status != SHOAL_SUCCESS) return dev.proxy.status;
     shoal__dev_sync<Scope>(); /* the group's writes to src, before the copies */
     if (kind == 0 && (unsigned)root >= (unsigned)n) rc = SHOAL_ERR_INVALID_ARG;
     for (int i = 0; i < n && rc == SHOAL_SUCCESS && nbytes > 0; i++) {
         int k = (me + 1 + i) % n;
-        char *peer;
+        char *peer, *to;
+        const char *from;
         if (kind == 0) { /* broadcast */
             if (me != root) break;
-            rc = shoal__dev_team_addr(dev, team, dest, nbytes, k, &peer);
-            if (rc == SHOAL_SUCCESS) shoal__dev_copy(peer, src, nbytes, rank, size);
+            to = (char *)dest;
+            from = (const char *)src;
         } else if (kind == 1) { /* fcollect */
-            rc = shoal__dev_team_addr(dev, team, (char *)dest + (size_t)me * nbytes, nbytes, k, &peer);
-            if (rc == SHOAL_SUCCESS) shoal__dev_copy(peer, src, nbytes, rank, size);
+            to = (char *)dest + (size_t)me * nbytes;
+            from = (const char *)src;
         } else { /* alltoall */
-            rc = shoal__dev_team_addr(dev, team, (char *)dest + (size_t)me * nbytes, nbytes, k, &peer);
-            if (rc == SHOAL_SUCCESS) shoal__dev_copy(peer, (const char *)src + (size_t)k * nbytes, nbytes, rank, size);
+            to = (char *)dest + (size_t)me * nbytes;
+            from = (const char *)src + (size_t)k * nbytes;
         }
+        rc = shoal__dev_team_addr(dev, team, to, nbytes, k, &peer);
+        if (rc == SHOAL_SUCCESS)
+            shoal__dev_copy(peer, from, nbytes, rank, size);
+        else if (rc == SHOAL__DEV_VIA_PROXY) /* completed by the closing barrier's quiet */
+            rc = shoal__dev_proxy_group<Scope>(dev,
+                                               shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_PUT, shoal_dev_team_pe(team, k),
+                                                                    to, from, nbytes),
+                                               false, NULL);
     }
     int brc = shoal__dev_team_barrier<Scope>(dev, team);
     return rc != SHOAL_SUCCESS ? rc : brc;
@@ -232,6 +265,55 @@ static __device__ __forceinline__ void shoal__dev_team_reduce_share(const shoal_
     }
 }
 
+/* My share of a reduction where some member is out of load/store reach:
+ * chunk by chunk, my own src first, then each member's, combined into my
+ * dest (a member's src comes by load where it is mapped, else by a proxied
+ * get into this team's scratch); then the chunk goes to every member's dest
+ * (stores, or proxied puts that the closing barrier completes). Only I
+ * touch my share anywhere, so dest == src is fine. Returns a status. */
+template <int Scope, typename T, typename Op>
+static __device__ __forceinline__ int shoal__dev_team_reduce_proxy(const shoal_device_t &dev,
+                                                                   const shoal_dev_team_t &team, T *dest, const T *src,
+                                                                   size_t n)
+{
+    unsigned rank = shoal__dev_rank<Scope>(), size = shoal__dev_size<Scope>();
+    int np = team.n_pes, rc = SHOAL_SUCCESS;
+    size_t share = ((n + (size_t)np - 1) / (size_t)np + 31) / 32 * 32;
+    size_t lo = share * (size_t)team.my_pe, hi = lo + share < n ? lo + share : n;
+    size_t soff = (size_t)((const char *)src - dev.heap_base), doff = (size_t)((char *)dest - dev.heap_base);
+    size_t chunk = (size_t)SHOAL_DEVICE_PROXY_SCRATCH / sizeof(T);
+    T *scratch = (T *)(dev.proxy.scratch + (size_t)team.id * SHOAL_DEVICE_PROXY_SCRATCH);
+
+    for (size_t c = lo; c < hi && rc == SHOAL_SUCCESS; c += chunk) {
+        size_t m = hi - c < chunk ? hi - c : chunk;
+        for (int i = 0; i < np && rc == SHOAL_SUCCESS; i++) {
+            int k = (team.my_pe + i) % np, pe = shoal_dev_team_pe(team, k);
+            char *base = shoal__dev_peer_base(dev, pe);
+            const T *from = base != NULL ? (const T *)(base + soff) + c : scratch;
+            if (base == NULL)
+                rc = shoal__dev_proxy_group<Scope>(dev,
+                                                   shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_GET, pe, scratch, src + c,
+                                                                        m * sizeof(T)),
+                                                   true, NULL);
+            if (rc != SHOAL_SUCCESS) break;
+            for (size_t e = rank; e < m; e += size) dest[c + e] = i == 0 ? from[e] : Op::apply(dest[c + e], from[e]);
+            shoal__dev_sync<Scope>(); /* the chunk combined, the scratch free again */
+        }
+        for (int i = 1; i < np && rc == SHOAL_SUCCESS; i++) {
+            int pe = shoal_dev_team_pe(team, (team.my_pe + i) % np);
+            char *base = shoal__dev_peer_base(dev, pe);
+            if (base != NULL)
+                for (size_t e = rank; e < m; e += size) ((T *)(base + doff))[c + e] = dest[c + e];
+            else
+                rc = shoal__dev_proxy_group<Scope>(dev,
+                                                   shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_PUT, pe, dest + c, dest + c,
+                                                                        m * sizeof(T)),
+                                                   false, NULL);
+        }
+    }
+    return rc;
+}
+
 /* src and dest of a reduction inside the heap, apart or equal. */
 template <typename T>
 static __device__ __forceinline__ int shoal__dev_reduce_check(const shoal_device_t &dev, T *dest, const T *src,
@@ -250,10 +332,12 @@ template <int Scope, typename T, typename Op>
 static __device__ __forceinline__ int shoal__dev_team_reduce(const shoal_device_t &dev, const shoal_dev_team_t &team,
                                                              T *dest, const T *src, size_t n)
 {
-    if (!team.ok) return SHOAL_ERR_UNSUPPORTED;
+    if (!team.ok && dev.proxy.status != SHOAL_SUCCESS) return dev.proxy.status;
     int rc = shoal__dev_reduce_check(dev, dest, src, n);
     int brc = shoal__dev_team_barrier<Scope>(dev, team); /* every src ready */
-    if (rc == SHOAL_SUCCESS && brc == SHOAL_SUCCESS)
+    if (rc == SHOAL_SUCCESS && brc == SHOAL_SUCCESS && !team.ok)
+        rc = shoal__dev_team_reduce_proxy<Scope, T, Op>(dev, team, dest, src, n);
+    else if (rc == SHOAL_SUCCESS && brc == SHOAL_SUCCESS)
         shoal__dev_team_reduce_share<T, Op>(dev, team, dest, src, n, shoal__dev_rank<Scope>(),
                                             shoal__dev_size<Scope>());
     int crc = shoal__dev_team_barrier<Scope>(dev, team); /* every dest written, every src read */

@@ -1,6 +1,7 @@
 /* The public team and collective API (api/shoal.h): checks, then the
  * runtime; each family written once over its type table. A collective on a
  * GPU heap runs on the GPU where every member's heap is mapped here. */
+#include "proxy/shoal_proxy.h"
 #include "team/shoal_reduce.h"
 #include "team/shoal_team.h"
 
@@ -74,7 +75,9 @@ int shoal_team_sync(shoal_team_t team)
 int shoal_team_barrier(shoal_team_t team)
 {
     SHOAL__TEAM_ENTER(team, "shoal_team_barrier");
-    return shoal__team_barrier(team, "shoal_team_barrier", SHOAL__TC_KIND(SHOAL__TC_BARRIER, 0, 0), 0, 0);
+    int prc = shoal__proxy_complete(team->sh, "shoal_team_barrier");
+    int rc = shoal__team_barrier(team, "shoal_team_barrier", SHOAL__TC_KIND(SHOAL__TC_BARRIER, 0, 0), 0, 0);
+    return prc != SHOAL_SUCCESS ? prc : rc;
 }
 
 int shoal_team_destroy(shoal_team_t team)

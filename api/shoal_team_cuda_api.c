@@ -3,6 +3,7 @@
  * waits for the stream and runs it. */
 #include <string.h>
 
+#include "proxy/shoal_proxy.h"
 #include "team/shoal_reduce.h"
 #include "team/shoal_team.h"
 
@@ -14,13 +15,15 @@ int shoal_team_device_get(shoal_team_t team, shoal_dev_team_t *team_p)
     if (team_p != NULL) memset(team_p, 0, sizeof(*team_p)); /* ok 0 whatever happens */
     SHOAL__TEAM_ENTER(team, "shoal_team_device_get");
     if (team_p == NULL) return shoal__error(team->sh, SHOAL_ERR_INVALID_ARG, "shoal_team_device_get", "team_p is NULL");
-    return shoal__team_device_fill(team, team_p);
+    /* Members out of load/store reach: through the device proxy, where it runs. */
+    return shoal__team_device_fill(team, team_p, shoal__proxy_ready(team->sh));
 }
 
 int shoal_team_barrier_on_stream(shoal_team_t team, cudaStream_t stream)
 {
     SHOAL__TEAM_ENTER(team, "shoal_team_barrier_on_stream");
-    return shoal__team_barrier_on_stream(team, "shoal_team_barrier_on_stream", stream);
+    int rc = shoal__proxy_quiet_on_stream(team->sh, "shoal_team_barrier_on_stream", stream);
+    return rc == SHOAL_SUCCESS ? shoal__team_barrier_on_stream(team, "shoal_team_barrier_on_stream", stream) : rc;
 }
 
 /* On the GPU where it can; else the host, once the stream is idle. */

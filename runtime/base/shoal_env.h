@@ -83,6 +83,11 @@ typedef struct shoal__env_name {
       SHOAL__ENV_NAMES({"NVL", SHOAL_PATH_NVL}, {"PIX", SHOAL_PATH_PIX}, {"PXB", SHOAL_PATH_PXB},                      \
                        {"PHB", SHOAL_PATH_PHB}, {"NODE", SHOAL_PATH_NODE}, {"SYS", SHOAL_PATH_SYS}),                   \
       p2p_level, NULL, "worst GPU path `cuda_ipc` may use: `NVL`, `PIX`, `PXB`, `PHB`, `NODE`, `SYS`")                 \
+    X(DEVICE_ATOMICS, ENUM, "auto",                                                                                    \
+      SHOAL__ENV_NAMES({"auto", SHOAL__DEVICE_ATOMICS_AUTO}, {"proxy", SHOAL__DEVICE_ATOMICS_PROXY}), device_atomics,  \
+      NULL,                                                                                                            \
+      "kernels' atomics and signals on other PEs: `auto` (native through the peer's mapping where the GPUs have "      \
+      "native peer atomics, else through the device proxy); `proxy` (always through the device proxy)")                \
     X(COLL, ENUM, "auto",                                                                                              \
       SHOAL__ENV_NAMES({"auto", SHOAL__COLL_ALGO_AUTO}, {"kernel", SHOAL__COLL_ALGO_KERNEL},                           \
                        {"copy", SHOAL__COLL_ALGO_COPY}, {"transport", SHOAL__COLL_ALGO_TRANSPORT}),                    \
@@ -138,6 +143,7 @@ typedef struct shoal__settings {
     unsigned transport_disable;               /* 1u << shoal_transport_id_t of each transport never to use */
     int p2p_level;                            /* a shoal_path_t */
     int coll_algo;                            /* SHOAL__COLL_ALGO_* */
+    int device_atomics;                       /* SHOAL__DEVICE_ATOMICS_* */
     char topo_file[SHOAL__ENV_STRING_MAX];    /* "": the live machine */
     char nvml_library[SHOAL__ENV_STRING_MAX]; /* "": libnvidia-ml.so.1 */
     int debug;                                /* SHOAL__LOG_* */

@@ -27,7 +27,11 @@ struct shoal__tp_ops;
 #define SHOAL__MAGIC_LIVE 0x73686f61u /* "shoa" */
 #define SHOAL__MAGIC_DEAD 0x64656164u /* "dead" */
 
-struct shoal_gpu; /* runtime/heap/gpu.c, CUDA builds only */
+struct shoal_gpu;   /* runtime/heap/gpu.c, CUDA builds only */
+struct shoal_proxy; /* runtime/proxy/proxy.c, CUDA builds only */
+
+/* SHOAL_DEVICE_ATOMICS: kernels' atomics on mapped peers (runtime/proxy/). */
+enum { SHOAL__DEVICE_ATOMICS_AUTO, SHOAL__DEVICE_ATOMICS_PROXY };
 
 /* SHOAL_COLL: how team collectives move data (runtime/team/team_coll.c,
  * runtime/team/team_stream.c). */
@@ -94,7 +98,9 @@ struct shoal_instance {
     bool broken;              /* a collective failed midway: finalize locally only */
     bool wait_sleep;          /* more PEs on the node than CPUs: long waits sleep */
 
-    struct shoal_gpu *gpu; /* GPU heap state, or NULL */
+    struct shoal_gpu *gpu;     /* GPU heap state, or NULL */
+    struct shoal_proxy *proxy; /* the device proxy (runtime/proxy/), made by the first shoal_device_get */
+    int device_atomics;        /* SHOAL_DEVICE_ATOMICS: SHOAL__DEVICE_ATOMICS_* */
 
     struct shoal_team *teams;      /* runtime/team/team.c: world, node, then the splits, oldest first */
     uint64_t team_ids;             /* ids (bits) of the teams this PE is in */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proxy/shoal_proxy.h"
 #include "heap/shoal_heap.h"
 #include "heap/shoal_register.h"
 #include "team/shoal_team.h"
@@ -154,7 +155,10 @@ int shoal__finalize(shoal_t sh)
          * PE until the timeout): everything is freed, and the quiet's error
          * is returned. */
         char quiet_msg[sizeof(sh->err)] = "";
-        int qrc = shoal__quiet(sh, call);
+        /* What kernels sent through the device proxy first; then it stops. */
+        int qrc = shoal__proxy_complete(sh, call);
+        shoal__proxy_stop(sh);
+        if (qrc == SHOAL_SUCCESS) qrc = shoal__quiet(sh, call);
         if (qrc != SHOAL_SUCCESS) snprintf(quiet_msg, sizeof(quiet_msg), "%s", shoal_last_error(sh));
         rc = shoal__finalize_meet(sh);
         if (rc != SHOAL_SUCCESS && rc != SHOAL_ERR_NOT_SYMMETRIC) sh->broken = true;
@@ -197,6 +201,7 @@ int shoal__finalize(shoal_t sh)
                           "its MPI windows and communicators stay, and MPI_Finalize may not return",
                           why);
     }
+    shoal__proxy_stop(sh);
     shoal__registers_free(sh);
     shoal__teams_destroy(sh, !sh->broken);
     shoal__transports_teardown(sh);

@@ -227,6 +227,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     sh->disabled = env.transport_disable;
     sh->p2p_level = (shoal_path_t)env.p2p_level;
     sh->coll_algo = env.coll_algo;
+    sh->device_atomics = env.device_atomics;
     /* SHOAL_FAULT (a testing aid): this PE's first quiets fail. */
     if (env.fault.pe == sh->my_pe) sh->fault_quiets = env.fault.count;
 

@@ -383,6 +383,25 @@ void shoal__heap_gpu_destroy(shoal_t sh)
     sh->gpu = NULL;
 }
 
+static _Thread_local cudaStream_t shoal__gpu_own_stream;
+
+void shoal__gpu_set_thread_stream(cudaStream_t stream) { shoal__gpu_own_stream = stream; }
+cudaStream_t shoal__gpu_thread_stream(void) { return shoal__gpu_own_stream; }
+
+int shoal__gpu_copy(shoal_t sh, const char *call, const char *what, void *dst, const void *src, size_t n)
+{
+    cudaStream_t s = shoal__gpu_own_stream;
+    cudaError_t err;
+
+    if (s == NULL) {
+        err = cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+    } else {
+        err = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    }
+    return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, what, err);
+}
+
 /* The peer tables kernels read, copied to the device once. */
 int shoal__device_get(shoal_t sh, shoal_device_t *dev_p)
 {

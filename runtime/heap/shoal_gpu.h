@@ -15,7 +15,7 @@
 /* Bytes behind each PE's heap for its control words: stream-barrier flags,
  * laid out as shoal_device_types.h says. */
 #define SHOAL__GPU_CTRL_BYTES ((size_t)(SHOAL_DEVICE_TEAM_BASE + SHOAL_DEVICE_TEAMS * SHOAL_DEVICE_TEAM_WORDS) * 4)
-_Static_assert((SHOAL_DEVICE_BARRIER_GEN + 1) <= SHOAL_DEVICE_TEAM_BASE, "control area too small");
+_Static_assert((SHOAL_DEVICE_BARRIER_STATUS + 1) <= SHOAL_DEVICE_TEAM_BASE, "control area too small");
 _Static_assert(SHOAL_DEVICE_TEAMS >= SHOAL_TEAM_MAX, "a team's words for every team id");
 _Static_assert(SHOAL_DEVICE_TEAM_GEN < SHOAL_DEVICE_TEAM_WORDS, "a team's words");
 #define SHOAL__GPU_MAX_FLAG_PES SHOAL_DEVICE_MAX_PES
@@ -74,6 +74,23 @@ static inline const shoal__gpu_info_t *shoal__gpu_node_info(shoal_t sh, int r)
 }
 
 SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
+/* The stream the calling thread's internal copies and atomic kernels use:
+ * the heap's blocking stream, which waits for the application's earlier
+ * work on the legacy default stream, as a blocking call should; or, in a
+ * thread that set its own (the device proxy, which must never wait for the
+ * kernels it serves), that one, and every operation it issues is then
+ * complete on return. */
+SHOAL__HIDDEN void shoal__gpu_set_thread_stream(cudaStream_t stream);
+SHOAL__HIDDEN cudaStream_t shoal__gpu_thread_stream(void);
+static inline cudaStream_t shoal__gpu_stream(shoal_t sh)
+{
+    cudaStream_t s = shoal__gpu_thread_stream();
+    return s != NULL ? s : sh->gpu->stream;
+}
+/* n bytes between any two buffers (one of them on the GPU), complete on
+ * return: cudaMemcpy, or on the thread's own stream where it set one. what
+ * names the copy in an error. */
+SHOAL__HIDDEN int shoal__gpu_copy(shoal_t sh, const char *call, const char *what, void *dst, const void *src, size_t n);
 SHOAL__HIDDEN int shoal__cuda_error(shoal_t sh, const char *call, const char *what, cudaError_t err);
 /* Is p device (or managed) memory? */
 SHOAL__HIDDEN bool shoal__gpu_on_device(const void *p);

@@ -104,11 +104,9 @@ static int shoal__amo_do(shoal_t sh, const char *call, const void *target, int p
      * comes to the host, then a copy takes it there; blocking. */
     if (result != NULL && sh->heap_kind == SHOAL_HEAP_GPU && shoal__gpu_on_device(result)) {
         uint64_t value = 0;
-        cudaError_t err;
         rc = shoal__amo_issue(sh, call, target, pe, reg, off, a, &value, 0);
         if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
-        err = cudaMemcpy(result, &value, a->size, cudaMemcpyHostToDevice);
-        return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, "cudaMemcpy (the fetched value)", err);
+        return shoal__gpu_copy(sh, call, "cudaMemcpy (the fetched value)", result, &value, a->size);
     }
 #endif
     return shoal__amo_issue(sh, call, target, pe, reg, off, a, result, nbi);

@@ -156,7 +156,7 @@ SHOAL__HIDDEN int shoal__coll_run_stream(shoal_team_t t, const char *call, const
 SHOAL__HIDDEN int shoal__coll_run_gpu(shoal_team_t t, const char *call, const shoal__coll_args_t *a);
 /* The device team of t (shoal_team_device_get); SHOAL_ERR_UNSUPPORTED
  * where kernels cannot reach every member (dt->ok 0). */
-SHOAL__HIDDEN int shoal__team_device_fill(shoal_team_t t, shoal_dev_team_t *dt);
+SHOAL__HIDDEN int shoal__team_device_fill(shoal_team_t t, shoal_dev_team_t *dt, bool proxy);
 /* shoal_team_barrier_on_stream. */
 SHOAL__HIDDEN int shoal__team_barrier_on_stream(shoal_team_t t, const char *call, void *stream);
 /* The host waits for stream (its errors named as call's). */

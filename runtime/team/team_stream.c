@@ -108,7 +108,7 @@ static int shoal__team_gpu_mode(shoal_team_t t)
     return t->gpu_mode;
 }
 
-int shoal__team_device_fill(shoal_team_t t, shoal_dev_team_t *dt)
+int shoal__team_device_fill(shoal_team_t t, shoal_dev_team_t *dt, bool proxy)
 {
     memset(dt, 0, sizeof(*dt));
     dt->my_pe = t->my_pe;
@@ -117,7 +117,7 @@ int shoal__team_device_fill(shoal_team_t t, shoal_dev_team_t *dt)
     dt->stride = t->stride;
     dt->id = t->id;
     dt->ok = shoal__team_on_gpu(t);
-    if (!dt->ok) {
+    if (!dt->ok && !proxy) {
         const char *why = shoal__team_gpu_why_not(t);
         return shoal__error(t->sh, SHOAL_ERR_UNSUPPORTED, "shoal_team_device_get",
                             "kernels cannot reach every member of this team of %d PEs: %s", t->n_pes,
@@ -256,7 +256,7 @@ fail:
 static int shoal__team_launch_args(shoal_team_t t, shoal_device_t *dev, shoal_dev_team_t *dt)
 {
     int rc = shoal__device_get(t->sh, dev);
-    if (rc == SHOAL_SUCCESS) rc = shoal__team_device_fill(t, dt);
+    if (rc == SHOAL_SUCCESS) rc = shoal__team_device_fill(t, dt, false);
     return rc;
 }
 

@@ -34,18 +34,18 @@ static int gpu_mapped_queued(shoal_t sh, const char *call, int nbi)
     struct shoal_gpu *g = sh->gpu;
     cudaError_t err;
 
-    if (nbi) {
+    if (nbi && shoal__gpu_thread_stream() == NULL) {
         atomic_fetch_add_explicit(&g->copies_queued, 1, memory_order_acq_rel);
         return SHOAL_SUCCESS;
     }
-    err = cudaStreamSynchronize(g->stream);
+    err = cudaStreamSynchronize(shoal__gpu_stream(sh));
     if (SHOAL__UNLIKELY(err != cudaSuccess)) return shoal__cuda_error(sh, call, "cudaStreamSynchronize", err);
     return SHOAL_SUCCESS;
 }
 
 static int gpu_mapped_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n, int nbi)
 {
-    cudaError_t err = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, sh->gpu->stream);
+    cudaError_t err = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, shoal__gpu_stream(sh));
 
     if (SHOAL__UNLIKELY(err != cudaSuccess)) return shoal__cuda_error(sh, call, "cudaMemcpyAsync", err);
     return gpu_mapped_queued(sh, call, nbi);
@@ -58,7 +58,7 @@ static int gpu_mapped_copy(shoal_t sh, const char *call, void *dst, const void *
 static int gpu_mapped_copy_2d(shoal_t sh, const char *call, char *dst, size_t dpitch, const char *src, size_t spitch,
                               size_t width, size_t height, int nbi)
 {
-    cudaStream_t stream = sh->gpu->stream;
+    cudaStream_t stream = shoal__gpu_stream(sh);
     cudaError_t err = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, stream);
 
     if (SHOAL__UNLIKELY(err == cudaErrorInvalidPitchValue)) {
@@ -129,7 +129,10 @@ int shoal__gpu_quiet(shoal_t sh, const char *call)
     uint64_t queued, done;
     cudaError_t err;
 
-    if (g == NULL) return SHOAL_SUCCESS;
+    /* A thread with its own stream (the device proxy) issued only blocking
+     * operations here: nothing of its own to wait for, and the internal
+     * stream may be held up behind the very kernel it serves. */
+    if (g == NULL || shoal__gpu_thread_stream() != NULL) return SHOAL_SUCCESS;
     /* Fetching atomics with _nbi first: their values are part of the quiet
      * (read without the lock: a thread racing this quiet is not before it). */
     if (__atomic_load_n(&g->amo_n_pending, __ATOMIC_ACQUIRE) > 0) {
@@ -231,7 +234,7 @@ int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, cons
 
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     if (result == NULL) {
-        err = shoal__gpu_amo_launch(g->stream, word, a, NULL);
+        err = shoal__gpu_amo_launch(shoal__gpu_stream(sh), word, a, NULL);
         if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the atomic kernel", err);
         return gpu_mapped_queued(sh, call, 1);
     }
@@ -252,6 +255,16 @@ int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, cons
         }
     }
     if (nbi && g->amo_n_pending == SHOAL__GPU_AMO_SLOTS) SHOAL__TRY(rc, out, gpu_amo_drain(sh, call));
+    if (shoal__gpu_thread_stream() != NULL) {
+        /* A thread with its own stream: blocking, on that stream. */
+        err = shoal__gpu_amo_launch(shoal__gpu_thread_stream(), word, a, &g->amo_slots[SHOAL__GPU_AMO_SLOTS]);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(shoal__gpu_thread_stream());
+        if (err != cudaSuccess)
+            rc = shoal__cuda_error(sh, call, "launching the atomic kernel", err);
+        else
+            memcpy(result, &g->amo_slots[SHOAL__GPU_AMO_SLOTS], a->size);
+        goto out;
+    }
     slot = nbi ? g->amo_n_pending : SHOAL__GPU_AMO_SLOTS;
     err = shoal__gpu_amo_launch(g->stream, word, a, &g->amo_slots[slot]);
     if (err != cudaSuccess) {

@@ -53,14 +53,11 @@ static int staged_claim(shoal_t sh, const char *call, int pe, shoal__stage_slot_
  * copy engine when one side is on a GPU. */
 static int staged_copy(shoal_t sh, const char *call, void *dst, const void *src, size_t n)
 {
-    cudaError_t err;
     if (!shoal__gpu_on_device(src) && !shoal__gpu_on_device(dst)) {
         memcpy(dst, src, n);
         return SHOAL_SUCCESS;
     }
-    err = cudaMemcpy(dst, src, n, cudaMemcpyDefault);
-    if (err != cudaSuccess) return shoal__cuda_error(sh, call, "cudaMemcpy (staging)", err);
-    return SHOAL_SUCCESS;
+    return shoal__gpu_copy(sh, call, "cudaMemcpy (staging)", dst, src, n);
 }
 
 /* Wait until the proxy served put ticket t; a failed slot is recycled here. */

@@ -141,13 +141,9 @@ static int staged_mpi_put(shoal_t sh, const char *call, int pe, size_t off, cons
         SHOAL__TRY(rc, out, remote_claim(sh, call, pe, &t));
         if (on_dev) {
             /* One bounce chunk per PE: one thread at a time, until the data left it. */
-            cudaError_t err;
             pthread_mutex_lock(&st->bounce_lock);
-            err = cudaMemcpy(st->bounce, s + done, len, cudaMemcpyDeviceToHost);
-            if (err != cudaSuccess) {
-                rc = shoal__cuda_error(sh, call, "cudaMemcpy (to the bounce buffer)", err);
-                len = 0; /* still post the slot, so the ring moves on */
-            }
+            rc = shoal__gpu_copy(sh, call, "cudaMemcpy (to the bounce buffer)", st->bounce, s + done, len);
+            if (rc != SHOAL_SUCCESS) len = 0; /* still post the slot, so the ring moves on */
             if (len > 0) prc = MPI_Put(st->bounce, (int)len, MPI_BYTE, pe, CHUNK_DISP(t), (int)len, MPI_BYTE, st->win);
             if (len > 0 && prc == MPI_SUCCESS) prc = MPI_Win_flush(pe, st->win);
             pthread_mutex_unlock(&st->bounce_lock);
@@ -201,8 +197,7 @@ static int staged_mpi_get(shoal_t sh, const char *call, int pe, void *dst, size_
             if (grc != MPI_SUCCESS) {
                 rc = shoal__mpi_error(sh, call, "MPI_Get (staging chunk)", grc);
             } else if (on_dev) {
-                cudaError_t err = cudaMemcpy(d + done, st->bounce, len, cudaMemcpyHostToDevice);
-                if (err != cudaSuccess) rc = shoal__cuda_error(sh, call, "cudaMemcpy (from the bounce buffer)", err);
+                rc = shoal__gpu_copy(sh, call, "cudaMemcpy (from the bounce buffer)", d + done, st->bounce, len);
             }
             if (on_dev) pthread_mutex_unlock(&st->bounce_lock);
         } else {

@@ -2,10 +2,13 @@
  * checked on the host for every thread: a PE out of range gives
  * SHOAL_ERR_PE, a symmetric range outside the heap SHOAL_ERR_OUT_OF_BOUNDS
  * (also straddling its end, or a byte or element count that overflows), a
- * misaligned atomic or an unknown signal op SHOAL_ERR_INVALID_ARG, and a PE
- * that is not load/store reachable SHOAL_ERR_UNSUPPORTED, from every kind
- * of call, the barriers included, which return at once instead of waiting;
- * nothing is written on error. The unreachable PE is made by a copy of the
+ * misaligned atomic or an unknown signal op SHOAL_ERR_INVALID_ARG (checked
+ * in the kernel, whether the PE is load/store reachable or not), and a PE
+ * that is not load/store reachable, where there is no device proxy, the
+ * reason there is none (SHOAL_ERR_UNSUPPORTED: the instance needs none;
+ * SHOAL_ERR_THREAD: MPI without MPI_THREAD_MULTIPLE, as here), from every
+ * kind of call, the barriers included, which return at once instead of
+ * waiting; nothing is written on error. The unreachable PE is made by a copy of the
  * device tables with its entries NULL (and is real where the instance has
  * no cuda_ipc: SHOAL_TRANSPORT_DISABLE=cuda_ipc, or SHOAL_NODE_SIZE=1 with
  * the PEs on different simulated nodes). With 2 PEs or more, a barrier that one PE
@@ -291,12 +294,11 @@ int main(int argc, char **argv)
         int expected[N_CASES];
         for (int c = 0; c <= C_PUT_NBI_PE; c++) expected[c] = SHOAL_ERR_PE;
         for (int c = C_PUT_OUTSIDE; c <= C_PUT_SIGNAL_DATA_OUTSIDE; c++) expected[c] = SHOAL_ERR_OUT_OF_BOUNDS;
-        /* reachability is checked after the PE and the range of dest, but
-         * before the signal word's range, the alignment and the op */
-        expected[C_PUT_SIGNAL_SIG_OUTSIDE] = reach ? SHOAL_ERR_OUT_OF_BOUNDS : SHOAL_ERR_UNSUPPORTED;
-        expected[C_AMO_MISALIGNED] = reach ? SHOAL_ERR_INVALID_ARG : SHOAL_ERR_UNSUPPORTED;
-        expected[C_SIGNAL_BAD_OP] = reach ? SHOAL_ERR_INVALID_ARG : SHOAL_ERR_UNSUPPORTED;
-        expected[C_PUT_SIGNAL_BAD_OP] = reach ? SHOAL_ERR_INVALID_ARG : SHOAL_ERR_UNSUPPORTED;
+        /* every argument is checked in the kernel, reachable PE or not */
+        expected[C_PUT_SIGNAL_SIG_OUTSIDE] = SHOAL_ERR_OUT_OF_BOUNDS;
+        expected[C_AMO_MISALIGNED] = SHOAL_ERR_INVALID_ARG;
+        expected[C_SIGNAL_BAD_OP] = SHOAL_ERR_INVALID_ARG;
+        expected[C_PUT_SIGNAL_BAD_OP] = SHOAL_ERR_INVALID_ARG;
         expected[C_PTR] = reach;
         CUDA_OK(cudaMemset(st, 0x55, sizeof(int) * N_CASES * LANES));
         error_kernel<<<1, LANES>>>(dev, sym, outside, right, st);
@@ -313,13 +315,18 @@ int main(int argc, char **argv)
         check_note("%d error cases x %d lanes return the right status", N_CASES, LANES);
     }
 
-    /* 2. an unreachable PE: each call refuses, barrier included, at once */
+    /* 2. an unreachable PE without a proxy: each call refuses, barrier
+     * included, at once, with the reason there is no proxy */
+    CHECK_MSG(dev.proxy.status != SHOAL_SUCCESS, "MPI_Init gives no MPI_THREAD_MULTIPLE, so no proxy runs: %s",
+              shoal_strerror(dev.proxy.status));
+    CHECK_EQ_INT(dev.proxy.status, reach ? SHOAL_ERR_UNSUPPORTED : SHOAL_ERR_THREAD);
     {
         char **fake_base = NULL;
         unsigned **fake_ctrl = NULL;
         shoal_device_t fake = unreachable_copy(dev, right, &fake_base, &fake_ctrl);
         int expected[N_UCASES];
-        for (int c = 0; c < N_UCASES; c++) expected[c] = SHOAL_ERR_UNSUPPORTED;
+        for (int c = 0; c < N_UCASES; c++) expected[c] = dev.proxy.status;
+        expected[U_PTR] = SHOAL_ERR_UNSUPPORTED; /* shoal_dev_ptr is NULL: the test says so */
         expected[U_PE_FIRST] = SHOAL_ERR_PE;
         CUDA_OK(cudaMemset(st, 0x55, sizeof(int) * N_UCASES * LANES));
         unreachable_kernel<<<1, LANES>>>(fake, sym, local, right, st);
@@ -337,7 +344,7 @@ int main(int argc, char **argv)
         CUDA_OK(cudaMemset(st, 0x55, sizeof(int) * 2 * LANES));
         CUDA_OK(cudaLaunchCooperativeKernel((const void *)grid_barrier_kernel, dim3(2), dim3(LANES), args, 0, 0));
         CUDA_OK(cudaDeviceSynchronize());
-        int grid_expected[2] = {SHOAL_ERR_UNSUPPORTED, SHOAL_ERR_UNSUPPORTED};
+        int grid_expected[2] = {dev.proxy.status, dev.proxy.status};
         static const char *grid_names[2] = {"grid barrier block 0", "grid barrier block 1"};
         check_lanes(st, 2, grid_expected, grid_names, "unreachable PE");
         cudaFree(fake_base);
@@ -347,7 +354,7 @@ int main(int argc, char **argv)
         unsigned char h[SYM_BYTES];
         CUDA_OK(cudaMemcpy(h, local, SYM_BYTES, cudaMemcpyDeviceToHost));
         CHECK_MEM_FILLED(h, SYM_BYTE, SYM_BYTES);
-        check_note("calls towards an unreachable PE return SHOAL_ERR_UNSUPPORTED");
+        check_note("calls towards an unreachable PE without a proxy return %s", shoal_strerror(dev.proxy.status));
     }
 
     /* 4. a barrier every PE joins succeeds; one that only PE 0 joins times out */
