@@ -19,9 +19,14 @@ extern "C" {
 SHOAL_EXPORT int shoal_cuda_device(shoal_t sh);
 
 /* Fill *dev for kernels (shoal_device.cuh). GPU heap only. The tables it
- * points to live as long as the instance. */
+ * points to live as long as the instance. The first call starts the
+ * device proxy where some PE needs it (not load/store reachable, or
+ * atomics without native peer atomics): under MPI_THREAD_MULTIPLE only;
+ * otherwise dev->proxy.status is SHOAL_ERR_THREAD, kernels' calls to those
+ * PEs return it, and a warning says so once. */
 SHOAL_EXPORT int shoal_device_get(shoal_t sh, shoal_device_t *dev_p);
-/* 1 if kernels of this PE can load/store pe's heap (cuda_ipc or self), else 0. */
+/* 1 if kernels of this PE can load/store pe's heap (cuda_ipc or self), else
+ * 0 (kernels then reach pe through the device proxy). */
 SHOAL_EXPORT int shoal_device_reachable(shoal_t sh, int pe);
 
 /* Enqueue a copy to/from pe's heap on stream. Over cuda_ipc (and self) the
@@ -86,10 +91,11 @@ SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DECL)
 /* ------------------------------------------------------------------------
  * Teams on streams and in kernels (GPU heaps). */
 
-/* Fill *team_p for kernels (shoal_device.cuh, shoal_dev_team_*):
- * SHOAL_ERR_UNSUPPORTED (team_p->ok 0) where kernels cannot reach every
- * member (another node, no peer access, more than SHOAL_DEVICE_TEAM_PES
- * members, PEs not of the form start + i * stride). */
+/* Fill *team_p for kernels (shoal_device.cuh, shoal_dev_team_*). Where
+ * kernels cannot load/store every member (another node, no peer access,
+ * more than SHOAL_DEVICE_TEAM_PES members) team_p->ok is 0: the team's
+ * kernel collectives then go through the device proxy where it runs, and
+ * the call returns SHOAL_ERR_UNSUPPORTED where it does not. */
 SHOAL_EXPORT int shoal_team_device_get(shoal_team_t team, shoal_dev_team_t *team_p);
 
 /* The team's collectives (api/shoal.h, same arguments and rules) enqueued

@@ -15,9 +15,16 @@
  *         ...
  *     }
  *
- * Every operation on a remote PE is a plain load, store or atomic through
- * the peer's base + (ptr - dev.heap_base): the peer's heap mapped here by
- * CUDA IPC (NVLink or PCIe). Nothing goes through the host. The base comes
+ * Every operation on a PE whose heap is mapped here by CUDA IPC (NVLink or
+ * PCIe) is a plain load, store or atomic through the peer's base + (ptr -
+ * dev.heap_base): nothing goes through the host. Every other PE (other
+ * nodes, GPUs without peer access, and atomics where the pair has no
+ * native peer atomics, or everywhere with SHOAL_DEVICE_ATOMICS=proxy) is
+ * reached through the device proxy: the call becomes a request in a ring
+ * of pinned host memory that a thread of this PE serves through the host
+ * data path (shoal_device_proxy.cuh; README, "Kernels and the device
+ * proxy"). Same calls, same semantics, microseconds instead of nanoseconds.
+ * The proxy needs MPI_THREAD_MULTIPLE. The base comes
  * from dev.near_base for the PEs of the near window, else from the device
  * array dev.peer_base; the struct is filled by shoal_device_get and is not
  * meant to be edited. Keep dev a
@@ -29,12 +36,17 @@
  * nothing on error; they never hang or drop data silently:
  *   SHOAL_ERR_PE             pe is outside [0, n_pes)
  *   SHOAL_ERR_OUT_OF_BOUNDS  the symmetric range is not inside the heap
- *   SHOAL_ERR_UNSUPPORTED    pe's heap is not load/store reachable from this
- *                            GPU (its base is NULL: another node, no
- *                            peer access); use the host API for such pairs
  *   SHOAL_ERR_INVALID_ARG    misaligned atomic or signal word, unknown op
- * The checks come in that order (put_signal: dest's, then the signal
- * word's, then the op). The symmetric address is the one checked (dest of a
+ *   SHOAL_ERR_THREAD         pe needs the proxy, and there is none: MPI
+ *                            was initialized without MPI_THREAD_MULTIPLE
+ *   SHOAL_ERR_UNSUPPORTED    pe needs the proxy, and this handle has none
+ *                            (a copy of dev whose tables were edited)
+ *   SHOAL_ERR_TIMEOUT        a proxied call waited past SHOAL_DEV_TIMEOUT_NS
+ *   (any)                    a proxied call that waits for its answer
+ *                            (blocking put/get, g, fetching atomics,
+ *                            put_signal with data) returns the host's status
+ * The argument checks come first, in that order (put_signal: dest's, then
+ * the signal word's, then the op), whether pe is mapped or proxied. The symmetric address is the one checked (dest of a
  * put, src of a get); the local side may be any device memory. Atomic and
  * signal words must be aligned to their size.
  *
@@ -56,12 +68,20 @@
  *  - _nbi: stores issued, complete at shoal_dev_quiet; for _nbi_warp and
  *    _nbi_block also synchronize the group before reusing src or reading
  *    dest.
- *  - shoal_dev_quiet() = __threadfence_system() (fence.sc.sys): every
+ *  - shoal_dev_quiet(dev): __threadfence_system() (fence.sc.sys): every
  *    memory operation of the calling thread before it is ordered before
- *    every one after it, for all observers, including peer GPUs.
- *  - shoal_dev_fence() = fence.acq_rel.sys: orders the thread's puts
+ *    every one after it, for all observers, including peer GPUs; and, while
+ *    proxied operations are outstanding, a round trip through the proxy
+ *    that completes every one this PE's kernels issued before it (it
+ *    returns the first error of one nobody waited for). shoal_dev_quiet()
+ *    without the handle is the fence alone (load/store operations only).
+ *  - shoal_dev_fence(dev): fence.acq_rel.sys, orders the thread's puts
  *    (stores) before its later ones, to every PE, without the sequentially
- *    consistent total order of quiet. Cheaper; enough for "data, then flag".
+ *    consistent total order of quiet; cheaper, enough for "data, then
+ *    flag"; with proxied operations outstanding it also posts a fence
+ *    request (the host completes what it served before it). After a
+ *    kernel ended, shoal_quiet, shoal_barrier_all and the on-stream
+ *    barrier and quiet complete what it sent through the proxy.
  *  - Atomics are relaxed, system scope, performed at the memory of the
  *    target GPU; they need native peer atomics (NVLink; PCIe peers generally
  *    have none). Order them with other operations with fence/quiet.
@@ -82,9 +102,14 @@
  * scope, signals every PE and waits for their signals). shoal_dev_barrier_all_grid: every thread of a
  * cooperative launch (cudaLaunchCooperativeKernel) calls it; orders the
  * stores of the whole grid. Outside a cooperative launch its behaviour is
- * undefined (CUDA offers no reliable way to tell such a launch). Both return SHOAL_ERR_UNSUPPORTED at once, before
- * touching any flag, when some PE is not load/store reachable (dev.barrier_ok,
- * computed by shoal_device_get, is 0). Compile with
+ * undefined (CUDA offers no reliable way to tell such a launch). Where
+ * some PE is not load/store reachable (dev.barrier_ok is 0) the barrier is
+ * hierarchical: the leader thread quiets (proxied operations complete),
+ * the node's PEs meet through their control words, the node's leader
+ * meets the other nodes' leaders through its proxy and releases the node;
+ * where the node itself is not all mapped, every PE meets through its
+ * proxy. Without a proxy they return its status (SHOAL_ERR_THREAD) at once,
+ * before touching any flag. Compile with
  * -DSHOAL_DEV_TIMEOUT_NS=<ns> to make a barrier that waits longer than that
  * return SHOAL_ERR_TIMEOUT (the grid variant reports it to block 0's thread
  * 0 only); the default 0 waits forever. Both variants share one

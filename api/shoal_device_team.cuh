@@ -17,8 +17,13 @@
  * must be running at the same time (kernels co-resident: PEs sharing a GPU
  * need MPS). A team's collectives are called in the same order on every
  * member, one at a time (never two groups of one PE in a collective of the
- * same team at once). They return SHOAL_ERR_UNSUPPORTED at once, touching
- * nothing, where a member is not load/store reachable (team.ok is 0). An
+ * same team at once). Where a member is not load/store reachable (team.ok
+ * is 0; shoal_team_device_get allows it where the device proxy runs) they
+ * go through the proxy: barriers meet through the members' proxies
+ * (after a quiet), pushes to such members are proxied puts, and a
+ * reduction fetches their src with proxied gets into this PE's scratch
+ * (SHOAL_DEVICE_PROXY_SCRATCH a team) and pushes its share with proxied
+ * puts; without a proxy they return its status at once, touching nothing. An
  * argument error on one PE (a bad root, a range outside the heap) is
  * returned there after it met the others in the closing barrier, so
  * nobody waits for it; its part of the data is not moved.
