@@ -202,7 +202,7 @@ static __device__ __forceinline__ unsigned int *shoal__dev_peer_ctrl(const shoal
 static __device__ __forceinline__ bool shoal__dev_peer_amo(const shoal_device_t &dev, int pe)
 {
     unsigned k = (unsigned)pe - (unsigned)dev.near_first;
-    return k < SHOAL_DEVICE_NEAR_PES ? (dev.near_amo >> k) & 1u : dev.peer_amo[pe] != 0;
+    return k < SHOAL_DEVICE_NEAR_PES ? (dev.near_amo >> k) & 1u : dev.peer_amo == NULL || dev.peer_amo[pe] != 0;
 }
 
 /* The peer address of [addr, addr + nbytes) of the symmetric heap on pe,
@@ -422,19 +422,24 @@ static __device__ __forceinline__ void shoal_dev_fence(void) { asm volatile("fen
  * signals) since the last quiet, or SHOAL_SUCCESS. */
 static __device__ __forceinline__ int shoal_dev_quiet(const shoal_device_t &dev)
 {
+    int rc = shoal__dev_proxy_pending(dev) ? shoal__dev_proxy_quiet(dev) : SHOAL_SUCCESS;
     __threadfence_system();
-    return shoal__dev_proxy_pending(dev) ? shoal__dev_proxy_quiet(dev) : SHOAL_SUCCESS;
+    return rc;
 }
 
 /* Fence with the handle: also orders this PE's proxied puts, atomics and
- * signals before its later ones, to each PE (the host serves them in order
- * and orders them with the transport's fence). */
+ * signals before its later operations, proxied or load/store, to each PE:
+ * while some are outstanding it waits until the host completed them (a
+ * later store to a mapped PE must not overtake an earlier proxied atomic
+ * on it). */
 static __device__ __forceinline__ int shoal_dev_fence(const shoal_device_t &dev)
 {
+    int rc = SHOAL_SUCCESS;
+    if (shoal__dev_proxy_pending(dev))
+        rc = shoal__dev_proxy_call(dev, shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_FENCE, dev.my_pe, NULL, NULL, 0), true,
+                                   NULL);
     asm volatile("fence.acq_rel.sys;" ::: "memory");
-    if (!shoal__dev_proxy_pending(dev)) return SHOAL_SUCCESS;
-    return shoal__dev_proxy_call(dev, shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_FENCE, dev.my_pe, NULL, NULL, 0), false,
-                                 NULL);
+    return rc;
 }
 
 /* ------------------------------------------------------------ RMA, bytes */
@@ -888,8 +893,9 @@ static __device__ __forceinline__ int shoal_dev_put_signal_block(const shoal_dev
 static __device__ __forceinline__ int shoal__dev_barrier_pes(const shoal_device_t &dev, unsigned gen)
 {
     int n = dev.n_pes, me = dev.my_pe;
+    /* Proxied operations (atomics without native peer atomics) first. */
+    int qrc = shoal_dev_quiet(dev);
 
-    __threadfence_system();
     shoal__dev_flag_ref(dev.ctrl[SHOAL_DEVICE_BARRIER_GEN]).store(gen, cuda::memory_order_relaxed);
     for (int i = 1; i < n; i++) {
         int pe = me + i < n ? me + i : me + i - n;
@@ -909,7 +915,7 @@ static __device__ __forceinline__ int shoal__dev_barrier_pes(const shoal_device_
         }
 #endif
     }
-    return SHOAL_SUCCESS;
+    return qrc;
 }
 
 /* Wait until the control word w reached gen (a signed difference); false

@@ -35,6 +35,16 @@ static __device__ __forceinline__ bool shoal__dev_proxy_late(unsigned long long 
 #endif
 }
 
+/* A wait past SHOAL_DEV_TIMEOUT_NS: the ring is broken (a ticket taken and
+ * never posted stops the host; an answer never read keeps its slot), for
+ * this PE's kernels (device word) and its host (pinned word). */
+static __device__ __noinline__ int shoal__dev_proxy_give_up(const shoal_dev_proxy_t &px)
+{
+    atomicExch(px.broken, 1u);
+    cuda::atomic_ref<unsigned int, cuda::thread_scope_system>(*px.broken_host).store(1u, cuda::memory_order_release);
+    return SHOAL_ERR_TIMEOUT;
+}
+
 /* One request by the calling thread: r's fields (its state ignored). ack:
  * wait for the answer; *value_p (may be NULL) gets its value. Returns the
  * request's status (ack), SHOAL_SUCCESS once posted (no ack), or why no
@@ -58,10 +68,7 @@ static __device__ __noinline__ int shoal__dev_proxy_call(const shoal_device_t &d
     shoal_dev_proxy_req_t *s = &px.slots[t % SHOAL_DEVICE_PROXY_SLOTS];
     shoal__dev_state_ref state(s->state);
     while (state.load(cuda::memory_order_acquire) != ((t << 2) | SHOAL_DEVICE_PROXY_FREE)) {
-        if (shoal__dev_proxy_late(start, &spin)) {
-            atomicExch(px.broken, 1u);
-            return SHOAL_ERR_TIMEOUT;
-        }
+        if (shoal__dev_proxy_late(start, &spin)) return shoal__dev_proxy_give_up(px);
     }
     s->op = (unsigned short)(r.op | (ack ? SHOAL_DEVICE_PROXY_ACK : 0));
     s->arg = r.arg;
@@ -80,10 +87,7 @@ static __device__ __noinline__ int shoal__dev_proxy_call(const shoal_device_t &d
     if (!ack) return SHOAL_SUCCESS;
     spin = 0;
     while (state.load(cuda::memory_order_acquire) != ((t << 2) | SHOAL_DEVICE_PROXY_DONE)) {
-        if (shoal__dev_proxy_late(start, &spin)) {
-            atomicExch(px.broken, 1u);
-            return SHOAL_ERR_TIMEOUT;
-        }
+        if (shoal__dev_proxy_late(start, &spin)) return shoal__dev_proxy_give_up(px);
     }
     int status = (int)(long long)s->cond;
     if (value_p != NULL) *value_p = s->value;
@@ -158,8 +162,10 @@ static __device__ __noinline__ int shoal__dev_proxy_quiet(const shoal_device_t &
     unsigned long long t = 0;
     int rc = shoal__dev_proxy_call(dev, shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_QUIET, dev.my_pe, NULL, NULL, 0), true,
                                    NULL, &t);
-    /* Everything up to its own ticket is complete. */
-    if (rc == SHOAL_SUCCESS) atomicMax(dev.proxy.quieted, t + 1);
+    /* Everything up to its own ticket is complete (released: see pending). */
+    if (rc == SHOAL_SUCCESS)
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(*dev.proxy.quieted)
+            .fetch_max(t + 1, cuda::memory_order_release);
     return rc;
 }
 

@@ -126,9 +126,12 @@ static __device__ __forceinline__ int shoal__dev_team_barrier(const shoal_device
     }
     unsigned rank = shoal__dev_rank<Scope>(), size = shoal__dev_size<Scope>();
     unsigned int *mine = shoal__dev_team_words(dev.ctrl, team.id);
-    int n = team.n_pes, me = team.my_pe;
+    int n = team.n_pes, me = team.my_pe, qrc = SHOAL_SUCCESS;
     bool late = false;
     unsigned gen = 0;
+
+    /* Proxied operations (atomics without native peer atomics) complete first. */
+    if (rank == 0 && shoal__dev_proxy_pending(dev)) qrc = shoal__dev_proxy_quiet(dev);
 
     /* The group meets (its stores before the flags), then its first thread
      * reads the generation and hands it to the group: another group of
@@ -166,7 +169,9 @@ static __device__ __forceinline__ int shoal__dev_team_barrier(const shoal_device
 #endif
     }
     if (rank == 0) shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).store(gen, cuda::memory_order_release);
-    return shoal__dev_sync_or<Scope>(late) ? SHOAL_ERR_TIMEOUT : SHOAL_SUCCESS;
+    int rc = shoal__dev_sync_or<Scope>(late) ? SHOAL_ERR_TIMEOUT : SHOAL_SUCCESS;
+    qrc = shoal__dev_bcast<Scope>(qrc);
+    return rc != SHOAL_SUCCESS ? rc : qrc;
 }
 
 /* The address of my symmetric [p, p + n) on member k, or an error. */

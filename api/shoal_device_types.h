@@ -85,6 +85,7 @@ typedef struct shoal_dev_proxy {
     unsigned long long *tail;     /* device memory: the next ticket */
     unsigned long long *quieted;  /* device memory: every ticket below it is complete */
     unsigned int *broken;         /* device memory: 1 after a thread gave up on the ring (timeout) */
+    unsigned int *broken_host;    /* the same in pinned host memory, where the host's drain sees it */
     char *scratch;                /* device memory: SHOAL_DEVICE_PROXY_SCRATCH bytes per team id */
     int status;                   /* SHOAL_SUCCESS, or why there is no proxy (SHOAL_ERR_THREAD, ...) */
 } shoal_dev_proxy_t;

@@ -30,8 +30,8 @@ static int me, npes, reps = 5;
 
 static void row(const char *what, double shoal_v, double ref_v, const char *unit, const char *ref_name)
 {
-    printf("%-34s kernel (proxy) %9.2f %-4s  %-22s %9.2f %-4s  ratio %.3f\n", what, shoal_v, unit, ref_name, ref_v, unit,
-           shoal_v / ref_v);
+    printf("%-34s kernel (proxy) %9.2f %-4s  %-22s %9.2f %-4s  ratio %.3f\n", what, shoal_v, unit, ref_name, ref_v,
+           unit, shoal_v / ref_v);
 }
 static double best(double a, double b) { return a < b ? a : b; }
 
@@ -119,7 +119,10 @@ int main(int argc, char **argv)
     SH_OK(sh, shoal_device_get(sh, &dev));
     const char *tp = "?";
     SH_OK(sh, shoal_pe_transport(sh, 1, &tp));
-    if (shoal_device_reachable(sh, 1) || dev.proxy.status != SHOAL_SUCCESS) {
+    /* PE 0 and PE 1 must be out of each other's load/store reach (every PE decides alike). */
+    int mine = me > 1 || (!shoal_device_reachable(sh, 1 - me) && dev.proxy.status == SHOAL_SUCCESS), all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
         if (me == 0)
             printf("shoal-bench-proxy: PE 1 is %s from PE 0's kernels (%s); run with SHOAL_NODE_SIZE=1 or "
                    "SHOAL_TRANSPORT_DISABLE=cuda_ipc; skipped\n",

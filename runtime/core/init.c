@@ -11,6 +11,9 @@
 #include "team/shoal_team.h"
 #include "transport/transport.h"
 #include "core/shoal_core.h"
+#if SHOAL_HAVE_CUDA
+#include "heap/shoal_gpu.h"
+#endif
 
 /* Every PE must agree on the heap: same size, same kind. Names the outliers. */
 static int shoal__check_heap_symmetric(shoal_t sh)
@@ -284,6 +287,9 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     SHOAL__PHASE(rc);
     SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
     SHOAL__PHASE(shoal__transports_setup(sh));
+#if SHOAL_HAVE_CUDA
+    if (sh->heap_kind == SHOAL_HEAP_GPU) SHOAL__PHASE(shoal__gpu_reach_agree(sh));
+#endif
     SHOAL__PHASE(shoal__teams_create(sh));
 
     SHOAL__PHASE(shoal__registry_hook(sh));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap/gpu_amo.h"
 #include "heap/shoal_gpu_share.h"
 #include "base/shoal_instance.h"
 
@@ -326,6 +327,9 @@ int shoal__heap_gpu_create(shoal_t sh)
     sh->peer_base[sh->my_pe] = sh->heap_base;
     g->peer_ctrl[sh->my_pe] = g->ctrl;
     SHOAL__CUDA_TRY(sh, call, rc, publish, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
+    /* The atomic kernels the staging and device proxies launch while the
+     * application's kernels run: loaded now (heap/gpu_amo.h). */
+    SHOAL__CUDA_TRY(sh, call, rc, publish, shoal__gpu_kernels_preload());
     /* A blocking stream: it waits for work the application issued before on the
      * legacy default stream (a cudaMemset, a kernel), as a blocking call should. */
     SHOAL__CUDA_TRY(sh, call, rc, publish, cudaStreamCreateWithFlags(&g->stream, cudaStreamDefault));
@@ -384,9 +388,15 @@ void shoal__heap_gpu_destroy(shoal_t sh)
 }
 
 static _Thread_local cudaStream_t shoal__gpu_own_stream;
+static _Thread_local uint64_t *shoal__gpu_own_slot;
 
-void shoal__gpu_set_thread_stream(cudaStream_t stream) { shoal__gpu_own_stream = stream; }
+void shoal__gpu_set_thread_stream(cudaStream_t stream, uint64_t *slot)
+{
+    shoal__gpu_own_stream = stream;
+    shoal__gpu_own_slot = slot;
+}
 cudaStream_t shoal__gpu_thread_stream(void) { return shoal__gpu_own_stream; }
+uint64_t *shoal__gpu_thread_slot(void) { return shoal__gpu_own_slot; }
 
 int shoal__gpu_copy(shoal_t sh, const char *call, const char *what, void *dst, const void *src, size_t n)
 {
@@ -400,6 +410,24 @@ int shoal__gpu_copy(shoal_t sh, const char *call, const char *what, void *dst, c
         if (err == cudaSuccess) err = cudaStreamSynchronize(s);
     }
     return err == cudaSuccess ? SHOAL_SUCCESS : shoal__cuda_error(sh, call, what, err);
+}
+
+int shoal__gpu_reach_agree(shoal_t sh)
+{
+    struct shoal_gpu *g = sh->gpu;
+    int mine[2] = {sh->n_pes <= SHOAL_DEVICE_MAX_PES, sh->n_pes <= SHOAL_DEVICE_MAX_PES}, all[2];
+    int rc;
+
+    for (int pe = 0; pe < sh->n_pes; pe++)
+        if (sh->peer_base[pe] == NULL || g->peer_ctrl[pe] == NULL) {
+            mine[0] = 0;
+            if (sh->pe_node[pe] == sh->node_id) mine[1] = 0;
+        }
+    rc = MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, sh->comm);
+    if (rc != MPI_SUCCESS) return shoal__mpi_error(sh, "shoal_init", "MPI_Allreduce (kernels' reach)", rc);
+    g->all_mapped = all[0] != 0;
+    g->nodes_mapped = all[1] != 0;
+    return SHOAL_SUCCESS;
 }
 
 /* The peer tables kernels read, copied to the device once. */
@@ -434,9 +462,17 @@ int shoal__device_get(shoal_t sh, shoal_device_t *dev_p)
         dev_p->near_base[k] = pe < sh->n_pes ? sh->peer_base[pe] : NULL;
         dev_p->near_ctrl[k] = pe < sh->n_pes ? (unsigned int *)g->peer_ctrl[pe] : NULL;
     }
-    dev_p->barrier_ok = sh->n_pes <= SHOAL_DEVICE_MAX_PES && g->ctrl != NULL;
-    for (int pe = 0; pe < sh->n_pes && dev_p->barrier_ok; pe++)
-        dev_p->barrier_ok = sh->peer_base[pe] != NULL && g->peer_ctrl[pe] != NULL;
+    dev_p->barrier_ok = g->all_mapped; /* agreed: every PE takes the same barrier */
+    /* Until the proxy fills them (api: shoal_device_get): atomics native,
+     * no proxy, a node of its own. */
+    dev_p->near_amo = ~0u;
+    dev_p->peer_amo = NULL;
+    dev_p->node_pes = NULL;
+    dev_p->node_size = 1;
+    dev_p->node_rank = 0;
+    dev_p->node_ok = 1;
+    memset(&dev_p->proxy, 0, sizeof(dev_p->proxy));
+    dev_p->proxy.status = SHOAL_ERR_UNSUPPORTED;
 out:
     return rc;
 }

@@ -62,3 +62,11 @@ extern "C" cudaError_t shoal__gpu_wait_launch(cudaStream_t stream, const uint64_
     wait_kernel<<<1, 1, 0, stream>>>(word, cmp, value);
     return cudaGetLastError();
 }
+
+cudaError_t shoal__gpu_kernels_preload(void)
+{
+    struct cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, amo_kernel);
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, wait_kernel);
+    return err;
+}

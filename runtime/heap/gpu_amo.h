@@ -17,6 +17,11 @@ extern "C" {
  * old value. Returns the launch's error. */
 __attribute__((visibility("hidden"))) cudaError_t shoal__gpu_amo_launch(cudaStream_t stream, void *word,
                                                                         const shoal__amo_t *a, void *result);
+/* Load this file's kernels now. Under CUDA's lazy module loading (the
+ * default) the first launch of a kernel loads it, and loading waits for
+ * the kernels running on the GPU: a proxy's first atomic would then wait
+ * for the very kernel that asked for it. */
+__attribute__((visibility("hidden"))) cudaError_t shoal__gpu_kernels_preload(void);
 /* Queue a wait on stream until the uint64_t at word <cmp> value (SHOAL_CMP_*). */
 __attribute__((visibility("hidden"))) cudaError_t shoal__gpu_wait_launch(cudaStream_t stream, const uint64_t *word,
                                                                          int cmp, uint64_t value);

@@ -32,9 +32,14 @@ struct shoal_gpu {
     char **peer_ctrl;               /* per PE: its control area mapped here, or NULL */
     void *raw;                      /* my cudaMalloc'd allocation (heap_base is aligned inside) */
     uint32_t stream_gen;            /* generation of the last stream barrier */
-    char **dev_peer_base;           /* device copy of peer_base, for kernels (lazy) */
-    unsigned int **dev_peer_ctrl;   /* device copy of peer_ctrl */
-    shoal__gpu_id_t *node_gpus;     /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
+    /* Agreed by every PE at init (shoal__gpu_reach_agree): every PE maps
+     * every PE's heap (kernels' barriers are flat), and every node's PEs
+     * map each other's (kernels' barriers are hierarchical; else every PE
+     * meets through its device proxy). */
+    bool all_mapped, nodes_mapped;
+    char **dev_peer_base;         /* device copy of peer_base, for kernels (lazy) */
+    unsigned int **dev_peer_ctrl; /* device copy of peer_ctrl */
+    shoal__gpu_id_t *node_gpus;   /* per node rank: the GPU that PE published (shoal_gpu_share.h) */
     /* Host atomics' old values (runtime/transport/gpu_mapped.c uses them,
      * runtime/heap/gpu.c frees them): pinned slots the kernels write, and the
      * nbi ones still to hand over. */
@@ -74,14 +79,20 @@ static inline const shoal__gpu_info_t *shoal__gpu_node_info(shoal_t sh, int r)
 }
 
 SHOAL__HIDDEN int shoal__device_get(shoal_t sh, shoal_device_t *dev_p);
+/* Collective, after the transports connected: agree all_mapped and
+ * nodes_mapped, so that every PE's kernels take the same kind of barrier. */
+SHOAL__HIDDEN int shoal__gpu_reach_agree(shoal_t sh);
 /* The stream the calling thread's internal copies and atomic kernels use:
  * the heap's blocking stream, which waits for the application's earlier
  * work on the legacy default stream, as a blocking call should; or, in a
  * thread that set its own (the device proxy, which must never wait for the
  * kernels it serves), that one, and every operation it issues is then
  * complete on return. */
-SHOAL__HIDDEN void shoal__gpu_set_thread_stream(cudaStream_t stream);
+SHOAL__HIDDEN void shoal__gpu_set_thread_stream(cudaStream_t stream, uint64_t *slot);
 SHOAL__HIDDEN cudaStream_t shoal__gpu_thread_stream(void);
+/* That thread's pinned word for an atomic's old value (its atomics take no
+ * lock the application's threads hold). */
+SHOAL__HIDDEN uint64_t *shoal__gpu_thread_slot(void);
 static inline cudaStream_t shoal__gpu_stream(shoal_t sh)
 {
     cudaStream_t s = shoal__gpu_thread_stream();

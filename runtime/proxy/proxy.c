@@ -7,7 +7,7 @@
  * The thread serves tickets in order, each request blocking (a put's
  * source is read before the next request), so one PE's requests land in
  * the order its threads took their tickets; fence and quiet complete
- * everything served before them (shoal__quiet). Barriers do not hold the
+ * everything served before them (the transports' quiet). Barriers do not hold the
  * ring up: a barrier starts its first round and the thread goes on
  * serving; its rounds progress between requests (two members' barriers
  * of different teams may be served in either order).
@@ -26,6 +26,7 @@
 #include "ops/shoal_rma.h"
 #include "proxy/proxy_stream.h"
 #include "proxy/shoal_proxy.h"
+#include "transport/transport.h"
 
 /* Barrier groups: a team id (< SHOAL_DEVICE_TEAMS), all PEs, the leaders. */
 #define PROXY_GROUP_ALL SHOAL_DEVICE_TEAMS
@@ -49,6 +50,7 @@ typedef struct proxy_meet {
 struct shoal_proxy {
     shoal_dev_proxy_req_t *slots; /* host address of the ring */
     char *dev_words;              /* device memory: tail, quieted, broken */
+    uint64_t *pinned;             /* pinned host memory: [0] the thread's atomic result, [1] broken (kernels set it) */
     char *scratch;                /* device memory: per team id */
     unsigned char *peer_amo;      /* device array */
     unsigned char *amo;           /* its host copy */
@@ -66,6 +68,7 @@ struct shoal_proxy {
     _Atomic uint64_t served; /* tickets served (the next one to look at) */
     _Atomic int meets;       /* barriers in progress */
     proxy_meet_t meet[PROXY_GROUPS];
+    bool dead[PROXY_GROUPS]; /* a barrier of the group timed out: its late messages could match the next */
     /* The first failure of a request nobody waited for: for the next
      * device quiet (status) and the next host drain (status and message). */
     pthread_mutex_t lock;
@@ -111,6 +114,14 @@ static void proxy_note_error(shoal_t sh, struct shoal_proxy *px, int status)
     pthread_mutex_unlock(&px->lock);
 }
 
+/* Complete what this thread issued. Its operations were blocking, so only
+ * transports whose blocking calls are not yet complete at the target (the
+ * staging rings: the target's staging thread still copies) have work; the
+ * transports' quiet is called directly, leaving the ops layer's record of
+ * the application's own outstanding operations (and its lock, which an
+ * application thread may hold while it waits for the GPU) alone. */
+static int proxy_quiet(shoal_t sh, const char *call) { return shoal__transports_quiet(sh, call, sh->tp_setup); }
+
 /* ------------------------------------------------------------ barriers */
 
 static int meet_member(shoal_t sh, const proxy_meet_t *m, int i)
@@ -128,6 +139,15 @@ static int meet_post(shoal_t sh, proxy_meet_t *m, int group, const char *call)
     int rc = MPI_Irecv(&m->rbuf, 1, MPI_CHAR, from, PROXY_TAG(group, m->round), sh->comm, &m->req[0]);
     if (rc == MPI_SUCCESS) rc = MPI_Isend(&m->sbuf, 1, MPI_CHAR, to, PROXY_TAG(group, m->round), sh->comm, &m->req[1]);
     return rc == MPI_SUCCESS ? SHOAL_SUCCESS : shoal__mpi_error(sh, call, "MPI_Isend/MPI_Irecv (device barrier)", rc);
+}
+
+/* Withdraw a barrier's requests: the receive is cancelled, the send (one
+ * byte) is left to MPI. */
+static void meet_cancel(proxy_meet_t *m)
+{
+    if (m->req[0] != MPI_REQUEST_NULL && MPI_Cancel(&m->req[0]) == MPI_SUCCESS) MPI_Wait(&m->req[0], MPI_STATUS_IGNORE);
+    if (m->req[1] != MPI_REQUEST_NULL) MPI_Request_free(&m->req[1]);
+    m->req[0] = m->req[1] = MPI_REQUEST_NULL;
 }
 
 static void proxy_answer(struct shoal_proxy *px, uint64_t t, int status, uint64_t value)
@@ -163,10 +183,8 @@ static void meet_progress(shoal_t sh, struct shoal_proxy *px, int group)
         if (!done) {
             if (sh->cfg.timeout > 0 && shoal__now() > m->end) {
                 int from = meet_member(sh, m, (m->me - (1 << m->round) % m->size + m->size) % m->size);
-                /* The receive is withdrawn; the send (one byte) is left to MPI. */
-                if (m->req[0] != MPI_REQUEST_NULL && MPI_Cancel(&m->req[0]) == MPI_SUCCESS)
-                    MPI_Wait(&m->req[0], MPI_STATUS_IGNORE);
-                if (m->req[1] != MPI_REQUEST_NULL) MPI_Request_free(&m->req[1]);
+                meet_cancel(m);
+                px->dead[group] = true;
                 meet_end(sh, px, m,
                          shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
                                       "timed out after %g s in round %d of %d of the device barrier of %d PEs "
@@ -217,9 +235,14 @@ static int meet_start(shoal_t sh, struct shoal_proxy *px, const shoal_dev_proxy_
             return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call, "barrier group %llu", (unsigned long long)r->sig);
         group = (int)r->sig;
     }
-    rc = shoal__quiet(sh, call);
+    rc = proxy_quiet(sh, call);
     if (rc != SHOAL_SUCCESS) return rc;
     if (size == 1) return SHOAL_SUCCESS;
+    if (px->dead[group])
+        return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                            "an earlier device barrier of this %s timed out: its members no longer agree on the "
+                            "barriers' order",
+                            leaders ? "instance's nodes" : "team");
     m = &px->meet[group];
     if (m->active)
         return shoal__error(sh, SHOAL_ERR_INVALID_ARG, call,
@@ -240,6 +263,7 @@ static int meet_start(shoal_t sh, struct shoal_proxy *px, const shoal_dev_proxy_
         ;
     rc = meet_post(sh, m, group, call);
     if (rc != SHOAL_SUCCESS) {
+        meet_cancel(m);
         m->active = false;
         return rc;
     }
@@ -293,9 +317,9 @@ static int proxy_serve(shoal_t sh, struct shoal_proxy *px, const shoal_dev_proxy
             return shoal__put_signal(sh, call, dest, src, r->nbytes, (uint64_t *)(uintptr_t)r->sig, r->value, r->arg,
                                      r->pe, 0);
         return shoal__signal_op(sh, call, (uint64_t *)(uintptr_t)r->sig, r->value, r->arg, r->pe);
-    case SHOAL_DEVICE_PROXY_FENCE: return shoal__quiet(sh, call);
+    case SHOAL_DEVICE_PROXY_FENCE: return proxy_quiet(sh, call);
     case SHOAL_DEVICE_PROXY_QUIET:
-        rc = shoal__quiet(sh, call);
+        rc = proxy_quiet(sh, call);
         pthread_mutex_lock(&px->lock);
         if (rc == SHOAL_SUCCESS) rc = px->dev_error;
         px->dev_error = SHOAL_SUCCESS;
@@ -327,7 +351,7 @@ static void *proxy_main(void *arg)
 
     shoal__log_set_pe(sh->my_pe);
     cudaSetDevice(px->device);
-    shoal__gpu_set_thread_stream(px->stream);
+    shoal__gpu_set_thread_stream(px->stream, &px->pinned[0]);
     while (!atomic_load_explicit(&px->stop, memory_order_acquire)) {
         shoal_dev_proxy_req_t *s = &px->slots[head % SHOAL_DEVICE_PROXY_SLOTS], r;
         uint64_t value = 0;
@@ -401,6 +425,7 @@ static void proxy_free(shoal_t sh)
     struct shoal_proxy *px = proxy_of(sh);
     if (px == NULL) return;
     if (px->slots != NULL) cudaFreeHost(px->slots);
+    if (px->pinned != NULL) cudaFreeHost(px->pinned);
     if (px->dev_words != NULL) cudaFree(px->dev_words);
     if (px->scratch != NULL) cudaFree(px->scratch);
     if (px->peer_amo != NULL) cudaFree(px->peer_amo);
@@ -421,6 +446,7 @@ static int proxy_create(shoal_t sh, const char *call)
     struct shoal_proxy *px = calloc(1, sizeof(*px));
     unsigned char *amo = NULL;
     shoal_dev_proxy_req_t *dev_slots = NULL;
+    unsigned int *broken_host = NULL;
     int rc = SHOAL_SUCCESS;
 
     if (px == NULL || (amo = calloc((size_t)sh->n_pes, 1)) == NULL) {
@@ -469,6 +495,11 @@ static int proxy_create(shoal_t sh, const char *call)
     memset(px->slots, 0, sizeof(shoal_dev_proxy_req_t) * SHOAL_DEVICE_PROXY_SLOTS);
     for (uint64_t i = 0; i < SHOAL_DEVICE_PROXY_SLOTS; i++) px->slots[i].state = (i << 2) | SHOAL_DEVICE_PROXY_FREE;
     SHOAL__CUDA_TRY(sh, call, rc, out, cudaHostGetDevicePointer((void **)&dev_slots, px->slots, 0));
+    SHOAL__CUDA_TRY(sh, call, rc, out,
+                    cudaHostAlloc((void **)&px->pinned, 64, cudaHostAllocMapped | cudaHostAllocPortable));
+    memset(px->pinned, 0, 64);
+    SHOAL__CUDA_TRY(sh, call, rc, out, cudaHostGetDevicePointer((void **)&broken_host, &px->pinned[1], 0));
+    SHOAL__CUDA_TRY(sh, call, rc, out, shoal__proxy_kernels_preload());
     SHOAL__CUDA_TRY(sh, call, rc, out, cudaMalloc((void **)&px->dev_words, 64));
     SHOAL__CUDA_TRY(sh, call, rc, out, cudaMemset(px->dev_words, 0, 64));
     SHOAL__CUDA_TRY(sh, call, rc, out,
@@ -487,6 +518,7 @@ static int proxy_create(shoal_t sh, const char *call)
     px->dev.proxy.tail = (unsigned long long *)px->dev_words;
     px->dev.proxy.quieted = (unsigned long long *)(px->dev_words + 8);
     px->dev.proxy.broken = (unsigned int *)(px->dev_words + 16);
+    px->dev.proxy.broken_host = broken_host;
     px->dev.proxy.scratch = px->scratch;
     SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "device proxy: %d request slots, %d node leader(s)",
                SHOAL_DEVICE_PROXY_SLOTS, px->n_leaders);
@@ -516,8 +548,7 @@ int shoal__proxy_attach(shoal_t sh, shoal_device_t *dev)
     dev->node_pes = px->node_pes;
     dev->node_size = sh->node_size;
     dev->node_rank = sh->node_rank;
-    dev->node_ok = sh->n_pes <= SHOAL_DEVICE_MAX_PES;
-    for (int r = 0; r < sh->node_size && dev->node_ok; r++) dev->node_ok = sh->peer_base[sh->node_pes[r]] != NULL;
+    dev->node_ok = sh->gpu->nodes_mapped; /* agreed at init: every PE takes the same barrier */
     dev->proxy = px->dev.proxy;
     dev->proxy.status = px->status;
     px->dev = *dev;
@@ -543,10 +574,17 @@ int shoal__proxy_drain(shoal_t sh, const char *call)
     for (;;) {
         uint64_t h = atomic_load_explicit(&px->served, memory_order_acquire);
         shoal_dev_proxy_req_t *s = &px->slots[h % SHOAL_DEVICE_PROXY_SLOTS];
+        /* Barriers in progress are not waited for: each quieted before it
+         * met, and its kernel waits for it. */
         if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ((h << 2) | SHOAL_DEVICE_PROXY_POSTED) &&
-            atomic_load_explicit(&px->served, memory_order_acquire) == h &&
-            atomic_load_explicit(&px->meets, memory_order_acquire) == 0)
+            atomic_load_explicit(&px->served, memory_order_acquire) == h)
             break;
+        if (__atomic_load_n((volatile unsigned *)&px->pinned[1], __ATOMIC_ACQUIRE) != 0)
+            return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
+                                "a kernel gave up waiting on the device proxy (SHOAL_DEV_TIMEOUT_NS) and left a "
+                                "request it took unposted: the proxy cannot serve past it (request %llu), and every "
+                                "later kernel call through it fails",
+                                (unsigned long long)h);
         if (sh->cfg.timeout > 0 && shoal__now() > end) {
             shoal_dev_proxy_req_t r;
             memcpy(&r, s, sizeof(r));
@@ -589,6 +627,13 @@ void shoal__proxy_stop(shoal_t sh)
         atomic_store_explicit(&px->stop, 1, memory_order_release);
         pthread_join(px->thread, NULL);
         px->running = false;
+        /* Barriers still in progress: withdrawn, their kernels answered. */
+        for (int g = 0; g < PROXY_GROUPS; g++)
+            if (px->meet[g].active) {
+                meet_cancel(&px->meet[g]);
+                proxy_answer(px, px->meet[g].ticket, SHOAL_ERR_TIMEOUT, 0);
+                px->meet[g].active = false;
+            }
     }
     proxy_free(sh);
 }

@@ -16,6 +16,9 @@ extern "C" {
  * before what follows. Returns the launch's error. */
 __attribute__((visibility("hidden"))) cudaError_t shoal__proxy_quiet_launch(const shoal_device_t *dev,
                                                                             cudaStream_t stream);
+/* Load the kernel now (CUDA's lazy loading would make its first launch wait
+ * for running kernels). */
+__attribute__((visibility("hidden"))) cudaError_t shoal__proxy_kernels_preload(void);
 
 #ifdef __cplusplus
 }

@@ -255,7 +255,11 @@ fail:
 /* The device's view of the instance and the team, for launches. */
 static int shoal__team_launch_args(shoal_team_t t, shoal_device_t *dev, shoal_dev_team_t *dt)
 {
-    int rc = shoal__device_get(t->sh, dev);
+    int rc;
+    /* Only teams every member maps come here (ok): no proxy, no atomics map. */
+    memset(dev, 0, sizeof(*dev));
+    dev->proxy.status = SHOAL_ERR_UNSUPPORTED;
+    rc = shoal__device_get(t->sh, dev);
     if (rc == SHOAL_SUCCESS) rc = shoal__team_device_fill(t, dt, false);
     return rc;
 }

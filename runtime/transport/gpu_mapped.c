@@ -233,8 +233,17 @@ int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, cons
     int rc = gpu_mapped_at(sh, call, pe, off, &word);
 
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
+    if (shoal__gpu_thread_stream() != NULL) {
+        /* A thread with its own stream and slot: blocking, no lock. */
+        uint64_t *slot = shoal__gpu_thread_slot();
+        err = shoal__gpu_amo_launch(shoal__gpu_thread_stream(), word, a, result != NULL ? slot : NULL);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(shoal__gpu_thread_stream());
+        if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the atomic kernel", err);
+        if (result != NULL) memcpy(result, slot, a->size);
+        return SHOAL_SUCCESS;
+    }
     if (result == NULL) {
-        err = shoal__gpu_amo_launch(shoal__gpu_stream(sh), word, a, NULL);
+        err = shoal__gpu_amo_launch(g->stream, word, a, NULL);
         if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the atomic kernel", err);
         return gpu_mapped_queued(sh, call, 1);
     }
@@ -255,16 +264,6 @@ int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, cons
         }
     }
     if (nbi && g->amo_n_pending == SHOAL__GPU_AMO_SLOTS) SHOAL__TRY(rc, out, gpu_amo_drain(sh, call));
-    if (shoal__gpu_thread_stream() != NULL) {
-        /* A thread with its own stream: blocking, on that stream. */
-        err = shoal__gpu_amo_launch(shoal__gpu_thread_stream(), word, a, &g->amo_slots[SHOAL__GPU_AMO_SLOTS]);
-        if (err == cudaSuccess) err = cudaStreamSynchronize(shoal__gpu_thread_stream());
-        if (err != cudaSuccess)
-            rc = shoal__cuda_error(sh, call, "launching the atomic kernel", err);
-        else
-            memcpy(result, &g->amo_slots[SHOAL__GPU_AMO_SLOTS], a->size);
-        goto out;
-    }
     slot = nbi ? g->amo_n_pending : SHOAL__GPU_AMO_SLOTS;
     err = shoal__gpu_amo_launch(g->stream, word, a, &g->amo_slots[slot]);
     if (err != cudaSuccess) {

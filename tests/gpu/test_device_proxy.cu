@@ -270,12 +270,14 @@ __global__ void ring_kernel(shoal_device_t dev, char *data, uint64_t *sig, size_
     DCHECK_EQ(err, shoal_dev_quiet(dev), 0);
 }
 
-/* Fence: data then flag, rounds times; whoever sees flag i sees data >= i. */
+/* Fence: data (an atomic set: through the proxy where atomics are) then
+ * flag (a p: a store where pe is mapped), rounds times; whoever sees flag
+ * i sees data >= i. */
 __global__ void fence_kernel(shoal_device_t dev, long long *data, long long *flag, int rounds, dev_err_t *err)
 {
     int pe = (dev.my_pe + 1) % dev.n_pes;
     for (int i = 1; i <= rounds; i++) {
-        DCHECK_EQ_AT(err, i, shoal_dev_longlong_p(dev, data, i, pe), 0);
+        DCHECK_EQ_AT(err, i, shoal_dev_longlong_atomic_set(dev, data, i, pe), 0);
         DCHECK_EQ_AT(err, i, shoal_dev_fence(dev), 0);
         DCHECK_EQ_AT(err, i, shoal_dev_longlong_p(dev, flag, i, pe), 0);
         /* what left sent: its flag, then its data, read in that order */
@@ -372,11 +374,16 @@ static void test_flood_and_end(void)
 __global__ void barrier_kernel(shoal_device_t dev, int *slot, int rounds, int left, dev_err_t *err)
 {
     for (int r = 1; r <= rounds; r++) {
-        if (threadIdx.x == 0)
-            DCHECK_EQ_AT(err, r, shoal_dev_int_p(dev, slot + (r & 1), r, (dev.my_pe + 1) % dev.n_pes), 0);
+        int right = (dev.my_pe + 1) % dev.n_pes;
+        if (threadIdx.x == 0) {
+            DCHECK_EQ_AT(err, r, shoal_dev_int_p(dev, slot + (r & 1), r, right), 0);
+            /* an atomic too: through the proxy where atomics are */
+            DCHECK_EQ_AT(err, r, shoal_dev_int_atomic_add(dev, slot + 2, 1, right), 0);
+        }
         int rc = shoal_dev_barrier_all_block(dev);
         DCHECK_EQ_AT(err, r, rc, 0);
         if (threadIdx.x == 0) DCHECK_EQ_AT(err, r, *(volatile int *)(slot + (r & 1)), r);
+        if (threadIdx.x == 0) DCHECK_EQ_AT(err, r, *(volatile int *)(slot + 2), r);
         rc = shoal_dev_barrier_all_block(dev); /* read before the next round's p */
         DCHECK_EQ_AT(err, r, rc, 0);
     }
@@ -386,9 +393,9 @@ __global__ void grid_kernel(shoal_device_t dev, int *slot, int rounds, dev_err_t
 {
     for (int r = 1; r <= rounds; r++) {
         if (blockIdx.x == 1 && threadIdx.x == 0)
-            DCHECK_EQ_AT(err, r, shoal_dev_int_p(dev, slot + (r & 1), r, (dev.my_pe + 1) % dev.n_pes), 0);
+            DCHECK_EQ_AT(err, r, shoal_dev_int_p(dev, slot + (r & 1), r + 1000, (dev.my_pe + 1) % dev.n_pes), 0);
         DCHECK_EQ_AT(err, r, shoal_dev_barrier_all_grid(dev), 0);
-        if (threadIdx.x == 0) DCHECK_EQ_AT(err, r, *(volatile int *)(slot + (r & 1)), r);
+        if (threadIdx.x == 0) DCHECK_EQ_AT(err, r, *(volatile int *)(slot + (r & 1)), r + 1000);
         DCHECK_EQ_AT(err, r, shoal_dev_barrier_all_grid(dev), 0);
     }
 }
@@ -439,7 +446,7 @@ __global__ void team_kernel(shoal_device_t dev, shoal_dev_team_t team, char *buf
 static void test_barriers_teams(void)
 {
     const int rounds = 300;
-    int *slot = (int *)shoal_calloc(sh, 2, sizeof(int));
+    int *slot = (int *)shoal_calloc(sh, 4, sizeof(int));
     CHECK(slot != NULL);
     SH_OK(sh, shoal_barrier_all(sh));
     barrier_kernel<<<1, 128>>>(dev, slot, rounds, left, derr);
@@ -504,11 +511,14 @@ static void test_timeout(void)
     if (me == 0) {
         int rc = shoal_quiet(sh);
         CHECK_MSG(rc == SHOAL_ERR_TIMEOUT, "shoal_quiet after it: %d (%s)", rc, shoal_strerror(rc));
+        SH_OK(sh, shoal_quiet(sh)); /* said once */
         CHECK_CONTAINS(shoal_last_error(sh), "device barrier");
         CHECK_CONTAINS(shoal_last_error(sh), "never arrived");
         check_note("a device barrier only node 0 entered: SHOAL_ERR_TIMEOUT in its kernels; the host says: %s",
                    shoal_last_error(sh));
     }
+    /* The others wait here (no timeout) until node 0 is done: then every PE finalizes together. */
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     cudaFree(st);
 }
 
@@ -571,9 +581,7 @@ int main(int argc, char **argv)
         test_timeout();
     }
     cudaFree(derr);
-    int rc = shoal_finalize(sh);
-    if (!single && me == 0)
-        CHECK_MSG(rc == SHOAL_SUCCESS || rc == SHOAL_ERR_TIMEOUT, "finalize: %s", shoal_strerror(rc));
+    SH_OK(sh, shoal_finalize(sh));
     if (me == 0) printf("test_device_proxy: %d PEs passed\n", npes);
     MPI_Finalize();
     return 0;
