@@ -1,0 +1,252 @@
+/*
+ * NVSHMEM's host API, carried by shoal (api/nvshmem/README.md): programs
+ * written against <nvshmem.h> compile unchanged and run inside an MPI
+ * program on shoal. Written from NVSHMEM's public documentation: names,
+ * types, constants and semantics; the values of the constants are shoal's.
+ *
+ * Host calls that return nothing end the job on a failure, as NVSHMEM's
+ * do: shoal's message (the PEs and the call) on stderr, then
+ * nvshmem_global_exit(1). Calls that return an int (teams, collectives)
+ * return nonzero after printing the message.
+ *
+ * The heap is on the GPU where this PE has one (shoal's GPU heap), else
+ * in host memory (shoal's host heap): a program that reads its symmetric
+ * buffers from the host, as NVSHMEM's primer does, runs as written on a
+ * machine without GPUs. NVSHMEM_SYMMETRIC_SIZE sets its size; SHOAL_*
+ * variables apply as for shoal.
+ *
+ * Not carried yet: the device API (kernels), nvshmemx_collective_launch,
+ * contexts, the unique-id bootstrap; README lists every difference.
+ */
+#ifndef SHOAL_NVSHMEM_H
+#define SHOAL_NVSHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shoal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default)
+
+#define NVSHMEM_MAJOR_VERSION 3
+#define NVSHMEM_MINOR_VERSION 0
+#define NVSHMEM_MAX_NAME_LEN 256
+#define NVSHMEM_VENDOR_STRING "shoal (NVSHMEM API)"
+
+/* Comparisons (wait_until, test, signal_wait_until) and signal ops: shoal's values. */
+enum nvshmem_cmp_type {
+    NVSHMEM_CMP_EQ = SHOAL_CMP_EQ,
+    NVSHMEM_CMP_NE = SHOAL_CMP_NE,
+    NVSHMEM_CMP_GT = SHOAL_CMP_GT,
+    NVSHMEM_CMP_GE = SHOAL_CMP_GE,
+    NVSHMEM_CMP_LT = SHOAL_CMP_LT,
+    NVSHMEM_CMP_LE = SHOAL_CMP_LE
+};
+enum nvshmem_signal_op { NVSHMEM_SIGNAL_SET = SHOAL_SIGNAL_SET, NVSHMEM_SIGNAL_ADD = SHOAL_SIGNAL_ADD };
+
+/* Teams: small integers, the same on every PE for the predefined ones. */
+typedef int32_t nvshmem_team_t;
+#define NVSHMEM_TEAM_INVALID ((nvshmem_team_t)-1)
+#define NVSHMEM_TEAM_WORLD ((nvshmem_team_t)0)
+#define NVSHMEM_TEAM_SHARED ((nvshmem_team_t)1) /* the PEs of this node */
+#define NVSHMEMX_TEAM_NODE ((nvshmem_team_t)2)  /* the PEs of this node */
+#define NVSHMEM_TEAM_WORLD_INDEX 0
+#define NVSHMEM_TEAM_SHARED_INDEX 1
+#define NVSHMEMX_TEAM_NODE_INDEX 2
+
+typedef struct nvshmem_team_config {
+    int num_contexts;
+} nvshmem_team_config_t;
+#define NVSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+/* Initialization and queries. nvshmem_init initializes MPI
+ * (MPI_THREAD_MULTIPLE asked for) where the program has not, and then
+ * finalizes it in nvshmem_finalize; where it has, the instance lives on
+ * MPI_COMM_WORLD (nvshmemx_init_attr: on the communicator given). */
+void nvshmem_init(void);
+void nvshmem_finalize(void);
+int nvshmem_my_pe(void);
+int nvshmem_n_pes(void);
+void nvshmem_info_get_version(int *major, int *minor);
+void nvshmem_info_get_name(char *name);
+/* Print nothing more, end every PE of the job with status. */
+void nvshmem_global_exit(int status);
+
+/* Symmetric memory: collective, same sizes on every PE. */
+void *nvshmem_malloc(size_t size);
+void *nvshmem_calloc(size_t count, size_t size);
+void *nvshmem_align(size_t alignment, size_t size);
+void nvshmem_free(void *ptr);
+/* pe's copy of dest mapped here for loads and stores, or NULL. */
+void *nvshmem_ptr(const void *dest, int pe);
+
+/* RMA. Types: NVSHMEM's standard RMA types. */
+#define NVSHMEM__RMA_TYPES(X)                                                                                          \
+    X(float, float)                                                                                                    \
+    X(double, double)                                                                                                  \
+    X(char, char)                                                                                                      \
+    X(signed char, schar)                                                                                              \
+    X(short, short)                                                                                                    \
+    X(int, int)                                                                                                        \
+    X(long, long)                                                                                                      \
+    X(long long, longlong)                                                                                             \
+    X(unsigned char, uchar)                                                                                            \
+    X(unsigned short, ushort)                                                                                          \
+    X(unsigned int, uint)                                                                                              \
+    X(unsigned long, ulong)                                                                                            \
+    X(unsigned long long, ulonglong)                                                                                   \
+    X(int8_t, int8)                                                                                                    \
+    X(int16_t, int16)                                                                                                  \
+    X(int32_t, int32)                                                                                                  \
+    X(int64_t, int64)                                                                                                  \
+    X(uint8_t, uint8)                                                                                                  \
+    X(uint16_t, uint16)                                                                                                \
+    X(uint32_t, uint32)                                                                                                \
+    X(uint64_t, uint64)                                                                                                \
+    X(size_t, size)                                                                                                    \
+    X(ptrdiff_t, ptrdiff)
+
+#define NVSHMEM__RMA_DECL(T, N)                                                                                        \
+    void nvshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                                           \
+    void nvshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                                           \
+    void nvshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                                       \
+    void nvshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                                       \
+    void nvshmem_##N##_p(T *dest, T value, int pe);                                                                    \
+    T nvshmem_##N##_g(const T *source, int pe);                                                                        \
+    void nvshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);            \
+    void nvshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);            \
+    void nvshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
+                                  int sig_op, int pe);                                                                 \
+    void nvshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,    \
+                                      int sig_op, int pe);
+NVSHMEM__RMA_TYPES(NVSHMEM__RMA_DECL)
+#undef NVSHMEM__RMA_DECL
+
+/* Sized forms: BITS of 8, 16, 32, 64, 128; counts in elements of BITS/8 bytes. */
+#define NVSHMEM__SIZED_DECL(BITS)                                                                                      \
+    void nvshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);                                     \
+    void nvshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);                                     \
+    void nvshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);                               \
+    void nvshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);                               \
+    void nvshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);      \
+    void nvshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+NVSHMEM__SIZED_DECL(8)
+NVSHMEM__SIZED_DECL(16)
+NVSHMEM__SIZED_DECL(32)
+NVSHMEM__SIZED_DECL(64)
+NVSHMEM__SIZED_DECL(128)
+#undef NVSHMEM__SIZED_DECL
+
+void nvshmem_putmem(void *dest, const void *source, size_t bytes, int pe);
+void nvshmem_getmem(void *dest, const void *source, size_t bytes, int pe);
+void nvshmem_putmem_nbi(void *dest, const void *source, size_t bytes, int pe);
+void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe);
+
+/* Signals. */
+void nvshmem_putmem_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal,
+                           int sig_op, int pe);
+void nvshmem_putmem_signal_nbi(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal,
+                               int sig_op, int pe);
+uint64_t nvshmem_signal_fetch(uint64_t *sig_addr);
+uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* Atomics: the standard types (all), the extended ones (fetch, set,
+ * swap), the bitwise ones (and, or, xor). */
+#define NVSHMEM__AMO_EXT_DECL(T, N)                                                                                    \
+    T nvshmem_##N##_atomic_fetch(const T *source, int pe);                                                             \
+    void nvshmem_##N##_atomic_set(T *dest, T value, int pe);                                                           \
+    T nvshmem_##N##_atomic_swap(T *dest, T value, int pe);
+#define NVSHMEM__AMO_STD_DECL(T, N)                                                                                    \
+    NVSHMEM__AMO_EXT_DECL(T, N)                                                                                        \
+    T nvshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);                                             \
+    T nvshmem_##N##_atomic_fetch_inc(T *dest, int pe);                                                                 \
+    void nvshmem_##N##_atomic_inc(T *dest, int pe);                                                                    \
+    T nvshmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                                                        \
+    void nvshmem_##N##_atomic_add(T *dest, T value, int pe);
+#define NVSHMEM__AMO_BIT_DECL(T, N)                                                                                    \
+    T nvshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);                                                        \
+    void nvshmem_##N##_atomic_and(T *dest, T value, int pe);                                                           \
+    T nvshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);                                                         \
+    void nvshmem_##N##_atomic_or(T *dest, T value, int pe);                                                            \
+    T nvshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);                                                        \
+    void nvshmem_##N##_atomic_xor(T *dest, T value, int pe);
+SHOAL_AMO_TYPES(NVSHMEM__AMO_STD_DECL)
+SHOAL_AMO_EXT_TYPES(NVSHMEM__AMO_EXT_DECL)
+SHOAL_AMO_BITWISE_TYPES(NVSHMEM__AMO_BIT_DECL)
+#undef NVSHMEM__AMO_EXT_DECL
+#undef NVSHMEM__AMO_STD_DECL
+#undef NVSHMEM__AMO_BIT_DECL
+
+/* Point-to-point synchronization on this PE's symmetric variables. */
+#define NVSHMEM__WAIT_DECL(T, N)                                                                                       \
+    void nvshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                                                      \
+    void nvshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);               \
+    size_t nvshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);             \
+    size_t nvshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,         \
+                                         T cmp_value);                                                                 \
+    void nvshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);      \
+    size_t nvshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);    \
+    size_t nvshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,  \
+                                                T *cmp_values);                                                        \
+    int nvshmem_##N##_test(T *ivar, int cmp, T cmp_value);                                                             \
+    int nvshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);                      \
+    size_t nvshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);                   \
+    size_t nvshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value);
+SHOAL_WAIT_TYPES(NVSHMEM__WAIT_DECL)
+#undef NVSHMEM__WAIT_DECL
+
+/* Ordering and completion. */
+void nvshmem_quiet(void);
+void nvshmem_fence(void);
+
+/* Teams. */
+int nvshmem_team_my_pe(nvshmem_team_t team);
+int nvshmem_team_n_pes(nvshmem_team_t team);
+int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team);
+int nvshmem_team_get_config(nvshmem_team_t team, nvshmem_team_config_t *config);
+int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride, int size,
+                               const nvshmem_team_config_t *config, long config_mask, nvshmem_team_t *new_team);
+int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange, const nvshmem_team_config_t *xaxis_config,
+                          long xaxis_mask, nvshmem_team_t *xaxis_team, const nvshmem_team_config_t *yaxis_config,
+                          long yaxis_mask, nvshmem_team_t *yaxis_team);
+void nvshmem_team_destroy(nvshmem_team_t team);
+
+/* Collectives: every member, same arguments; they return 0, or nonzero
+ * after printing shoal's message. */
+void nvshmem_barrier_all(void);
+int nvshmem_barrier(nvshmem_team_t team);
+void nvshmem_sync_all(void);
+int nvshmem_team_sync(nvshmem_team_t team);
+int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
+int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
+#define NVSHMEM__COLL_DECL(T, N)                                                                                       \
+    int nvshmem_##N##_broadcast(nvshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root);            \
+    int nvshmem_##N##_fcollect(nvshmem_team_t team, T *dest, const T *source, size_t nelems);                          \
+    int nvshmem_##N##_alltoall(nvshmem_team_t team, T *dest, const T *source, size_t nelems);
+NVSHMEM__RMA_TYPES(NVSHMEM__COLL_DECL)
+#undef NVSHMEM__COLL_DECL
+#define NVSHMEM__REDUCE_DECL1(T, N, OP)                                                                                \
+    int nvshmem_##N##_##OP##_reduce(nvshmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define NVSHMEM__REDUCE_BIT_DECL(T, N)                                                                                 \
+    NVSHMEM__REDUCE_DECL1(T, N, and) NVSHMEM__REDUCE_DECL1(T, N, or) NVSHMEM__REDUCE_DECL1(T, N, xor)
+#define NVSHMEM__REDUCE_ARITH_DECL(T, N)                                                                               \
+    NVSHMEM__REDUCE_DECL1(T, N, min)                                                                                   \
+    NVSHMEM__REDUCE_DECL1(T, N, max) NVSHMEM__REDUCE_DECL1(T, N, sum) NVSHMEM__REDUCE_DECL1(T, N, prod)
+SHOAL_REDUCE_BITWISE_TYPES(NVSHMEM__REDUCE_BIT_DECL)
+SHOAL_REDUCE_ARITH_TYPES(NVSHMEM__REDUCE_ARITH_DECL)
+#undef NVSHMEM__REDUCE_BIT_DECL
+#undef NVSHMEM__REDUCE_ARITH_DECL
+#undef NVSHMEM__REDUCE_DECL1
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+
+#include "nvshmemx.h"
+
+#endif /* SHOAL_NVSHMEM_H */

@@ -1,0 +1,875 @@
+/* NVSHMEM's host API over shoal's (api/nvshmem/nvshmem.h, nvshmemx.h): one
+ * instance per process, teams as small integers, and the NVSHMEM
+ * convention for errors (print, end the job). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvshmem.h"
+#include "base/shoal_env.h"
+
+#if SHOAL_HAVE_CUDA
+#include "shoal_cuda.h"
+#endif
+
+#define NV__HIDDEN __attribute__((visibility("hidden")))
+/* Team slots: the three predefined ones, then the splits. */
+#define NV__TEAMS (SHOAL_TEAM_MAX + 3)
+
+static shoal_t nv__sh;
+static MPI_Comm nv__comm = MPI_COMM_NULL; /* the communicator it lives on (MPI_Abort) */
+static int nv__mpi_ours;                  /* nvshmem_init initialized MPI: nvshmem_finalize ends it */
+static shoal_team_t nv__teams[NV__TEAMS];
+
+void nvshmem_global_exit(int status)
+{
+    int init = 0, fin = 0;
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin) MPI_Abort(nv__comm != MPI_COMM_NULL ? nv__comm : MPI_COMM_WORLD, status);
+    exit(status);
+}
+
+/* A failed call that returns nothing: shoal's message, then the job ends. */
+static void nv__die(const char *call, int status) __attribute__((noreturn));
+static void nv__die(const char *call, int status)
+{
+    const char *msg = shoal_last_error(nv__sh);
+    fprintf(stderr, "%s: %s (%s)\n", call, msg[0] ? msg : shoal_last_error(NULL), shoal_strerror(status));
+    nvshmem_global_exit(1);
+    abort();
+}
+
+static void nv__need(const char *call)
+{
+    if (__builtin_expect(nv__sh == NULL, 0)) {
+        fprintf(stderr, "%s: called before nvshmem_init (or after nvshmem_finalize)\n", call);
+        nvshmem_global_exit(1);
+    }
+}
+
+#define NV__OK(call, expr)                                                                                             \
+    do {                                                                                                               \
+        int nv_rc__ = (expr);                                                                                          \
+        if (__builtin_expect(nv_rc__ != SHOAL_SUCCESS, 0)) nv__die((call), nv_rc__);                                   \
+    } while (0)
+
+/* A failed call that returns an int: shoal's message, nonzero. */
+static int nv__ret(const char *call, int status)
+{
+    if (__builtin_expect(status == SHOAL_SUCCESS, 1)) return 0;
+    fprintf(stderr, "%s: %s (%s)\n", call, shoal_last_error(nv__sh), shoal_strerror(status));
+    return status;
+}
+
+/* The shoal team of an NVSHMEM handle, or SHOAL_TEAM_INVALID. */
+static shoal_team_t nv__team(nvshmem_team_t t)
+{
+    return nv__sh != NULL && t >= 0 && t < NV__TEAMS ? nv__teams[t] : SHOAL_TEAM_INVALID;
+}
+
+/* ------------------------------------------------------------ life */
+
+/* NVSHMEM_SYMMETRIC_SIZE, where SHOAL_HEAP_SIZE does not say otherwise. */
+static void nv__heap_size(shoal_config_t *cfg)
+{
+    const char *v = getenv("NVSHMEM_SYMMETRIC_SIZE"), *mine = getenv("SHOAL_HEAP_SIZE");
+    size_t bytes = 0;
+    if (v == NULL || v[0] == '\0' || (mine != NULL && mine[0] != '\0')) return;
+    if (shoal__parse_size(v, &bytes) != SHOAL_SUCCESS || bytes == 0) {
+        fprintf(stderr, "nvshmem_init: NVSHMEM_SYMMETRIC_SIZE=%s is not a size (bytes, or with k, m, g, t)\n", v);
+        nvshmem_global_exit(1);
+    }
+    cfg->heap_size = bytes;
+}
+
+static int nv__start(const char *call, MPI_Comm comm)
+{
+    shoal_config_t cfg;
+    int rc;
+
+    if (nv__sh != NULL) return 0; /* again: nothing to do */
+    shoal_config_init(&cfg);
+    nv__heap_size(&cfg);
+    rc = shoal_init(comm, &cfg, &nv__sh);
+    if (rc != SHOAL_SUCCESS) {
+        fprintf(stderr, "%s: %s (%s)\n", call, shoal_last_error(NULL), shoal_strerror(rc));
+        nv__sh = NULL;
+        nvshmem_global_exit(1);
+    }
+    nv__comm = comm;
+    memset(nv__teams, 0, sizeof(nv__teams));
+    nv__teams[NVSHMEM_TEAM_WORLD] = shoal_team_world(nv__sh);
+    nv__teams[NVSHMEM_TEAM_SHARED] = shoal_team_node(nv__sh);
+    nv__teams[NVSHMEMX_TEAM_NODE] = shoal_team_node(nv__sh);
+    return 0;
+}
+
+void nvshmem_init(void)
+{
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) {
+        /* The device proxy needs MPI_THREAD_MULTIPLE. */
+        int provided = 0;
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+            fprintf(stderr, "nvshmem_init: MPI_Init_thread failed\n");
+            exit(1);
+        }
+        nv__mpi_ours = 1;
+    }
+    nv__start("nvshmem_init", MPI_COMM_WORLD);
+}
+
+int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr)
+{
+    int init = 0;
+    if (flags & ~NVSHMEMX_INIT_WITH_MPI_COMM) {
+        fprintf(stderr,
+                "nvshmemx_init_attr: flags %#x: shoal carries NVSHMEMX_INIT_WITH_MPI_COMM only (an MPI program's own "
+                "communicator); call nvshmem_init or pass the communicator\n",
+                flags);
+        return SHOAL_ERR_UNSUPPORTED;
+    }
+    if (!(flags & NVSHMEMX_INIT_WITH_MPI_COMM)) {
+        nvshmem_init();
+        return 0;
+    }
+    MPI_Initialized(&init);
+    if (!init || attr == NULL || attr->mpi_comm == NULL) {
+        fprintf(stderr, "nvshmemx_init_attr: NVSHMEMX_INIT_WITH_MPI_COMM needs MPI initialized and attr->mpi_comm set "
+                        "to the address of an MPI_Comm\n");
+        return SHOAL_ERR_INVALID_ARG;
+    }
+    return nv__start("nvshmemx_init_attr", *(MPI_Comm *)attr->mpi_comm);
+}
+
+int nvshmemx_init_status(void)
+{
+    return nv__sh != NULL ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
+}
+
+void nvshmem_finalize(void)
+{
+    int rc;
+    if (nv__sh == NULL) return;
+    rc = shoal_finalize(nv__sh);
+    nv__sh = NULL;
+    if (rc != SHOAL_SUCCESS) {
+        fprintf(stderr, "nvshmem_finalize: %s\n", shoal_last_error(NULL));
+        nvshmem_global_exit(1);
+    }
+    nv__comm = MPI_COMM_NULL;
+    if (nv__mpi_ours) {
+        MPI_Finalize();
+        nv__mpi_ours = 0;
+    }
+}
+
+int nvshmem_my_pe(void) { return nv__sh != NULL ? shoal_my_pe(nv__sh) : -1; }
+int nvshmem_n_pes(void) { return nv__sh != NULL ? shoal_n_pes(nv__sh) : -1; }
+
+void nvshmem_info_get_version(int *major, int *minor)
+{
+    if (major) *major = NVSHMEM_MAJOR_VERSION;
+    if (minor) *minor = NVSHMEM_MINOR_VERSION;
+}
+
+void nvshmem_info_get_name(char *name)
+{
+    if (name) snprintf(name, NVSHMEM_MAX_NAME_LEN, "%s", NVSHMEM_VENDOR_STRING);
+}
+
+/* ------------------------------------------------------------ memory */
+
+static void *nv__mem(const char *call, void *p)
+{
+    if (p == NULL && shoal_last_status(nv__sh) != SHOAL_SUCCESS) nv__die(call, shoal_last_status(nv__sh));
+    return p;
+}
+
+void *nvshmem_malloc(size_t size)
+{
+    nv__need("nvshmem_malloc");
+    return nv__mem("nvshmem_malloc", shoal_malloc(nv__sh, size));
+}
+
+void *nvshmem_calloc(size_t count, size_t size)
+{
+    nv__need("nvshmem_calloc");
+    return nv__mem("nvshmem_calloc", shoal_calloc(nv__sh, count, size));
+}
+
+void *nvshmem_align(size_t alignment, size_t size)
+{
+    nv__need("nvshmem_align");
+    return nv__mem("nvshmem_align", shoal_align(nv__sh, alignment, size));
+}
+
+void nvshmem_free(void *ptr)
+{
+    nv__need("nvshmem_free");
+    if (ptr != NULL) NV__OK("nvshmem_free", shoal_free(nv__sh, ptr));
+}
+
+void *nvshmem_ptr(const void *dest, int pe)
+{
+    nv__need("nvshmem_ptr");
+    return shoal_ptr(nv__sh, dest, pe);
+}
+
+int nvshmemx_buffer_register(void *addr, size_t length)
+{
+    nv__need("nvshmemx_buffer_register");
+    return nv__ret("nvshmemx_buffer_register", shoal_register(nv__sh, addr, length));
+}
+
+int nvshmemx_buffer_unregister(void *addr)
+{
+    nv__need("nvshmemx_buffer_unregister");
+    return nv__ret("nvshmemx_buffer_unregister", shoal_deregister(nv__sh, addr));
+}
+
+/* ------------------------------------------------------------ RMA */
+
+#define NV__RMA_DEF(T, N)                                                                                              \
+    void nvshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)                                            \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_put");                                                                                \
+        NV__OK("nvshmem_" #N "_put", shoal_##N##_put(nv__sh, dest, source, nelems, pe));                               \
+    }                                                                                                                  \
+    void nvshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)                                            \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_get");                                                                                \
+        NV__OK("nvshmem_" #N "_get", shoal_##N##_get(nv__sh, dest, source, nelems, pe));                               \
+    }                                                                                                                  \
+    void nvshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)                                        \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_put_nbi");                                                                            \
+        NV__OK("nvshmem_" #N "_put_nbi", shoal_##N##_put_nbi(nv__sh, dest, source, nelems, pe));                       \
+    }                                                                                                                  \
+    void nvshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe)                                        \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_get_nbi");                                                                            \
+        NV__OK("nvshmem_" #N "_get_nbi", shoal_##N##_get_nbi(nv__sh, dest, source, nelems, pe));                       \
+    }                                                                                                                  \
+    void nvshmem_##N##_p(T *dest, T value, int pe)                                                                     \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_p");                                                                                  \
+        NV__OK("nvshmem_" #N "_p", shoal_##N##_p(nv__sh, dest, value, pe));                                            \
+    }                                                                                                                  \
+    T nvshmem_##N##_g(const T *source, int pe)                                                                         \
+    {                                                                                                                  \
+        T v;                                                                                                           \
+        nv__need("nvshmem_" #N "_g");                                                                                  \
+        NV__OK("nvshmem_" #N "_g", shoal_##N##_g(nv__sh, &v, source, pe));                                             \
+        return v;                                                                                                      \
+    }                                                                                                                  \
+    void nvshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)             \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_iput");                                                                               \
+        NV__OK("nvshmem_" #N "_iput", shoal_##N##_iput(nv__sh, dest, source, dst, sst, nelems, pe));                   \
+    }                                                                                                                  \
+    void nvshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)             \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_iget");                                                                               \
+        NV__OK("nvshmem_" #N "_iget", shoal_##N##_iget(nv__sh, dest, source, dst, sst, nelems, pe));                   \
+    }                                                                                                                  \
+    void nvshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
+                                  int sig_op, int pe)                                                                  \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_put_signal");                                                                         \
+        if (nelems > SIZE_MAX / sizeof(T)) nv__die("nvshmem_" #N "_put_signal", SHOAL_ERR_INVALID_ARG);                \
+        NV__OK("nvshmem_" #N "_put_signal",                                                                            \
+               shoal_put_signal(nv__sh, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe));              \
+    }                                                                                                                  \
+    void nvshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,    \
+                                      int sig_op, int pe)                                                              \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_put_signal_nbi");                                                                     \
+        if (nelems > SIZE_MAX / sizeof(T)) nv__die("nvshmem_" #N "_put_signal_nbi", SHOAL_ERR_INVALID_ARG);            \
+        NV__OK("nvshmem_" #N "_put_signal_nbi",                                                                        \
+               shoal_put_signal_nbi(nv__sh, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe));          \
+    }
+NVSHMEM__RMA_TYPES(NV__RMA_DEF)
+#undef NV__RMA_DEF
+
+/* nelems of BITS/8 bytes in bytes, refusing an overflow. */
+static size_t nv__bytes(const char *call, size_t nelems, size_t size)
+{
+    if (nelems > SIZE_MAX / size) nv__die(call, SHOAL_ERR_INVALID_ARG);
+    return nelems * size;
+}
+
+#define NV__SIZED_DEF(BITS)                                                                                            \
+    void nvshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe)                                      \
+    {                                                                                                                  \
+        nv__need("nvshmem_put" #BITS);                                                                                 \
+        NV__OK("nvshmem_put" #BITS,                                                                                    \
+               shoal_put(nv__sh, dest, source, nv__bytes("nvshmem_put" #BITS, nelems, BITS / 8), pe));                 \
+    }                                                                                                                  \
+    void nvshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe)                                      \
+    {                                                                                                                  \
+        nv__need("nvshmem_get" #BITS);                                                                                 \
+        NV__OK("nvshmem_get" #BITS,                                                                                    \
+               shoal_get(nv__sh, dest, source, nv__bytes("nvshmem_get" #BITS, nelems, BITS / 8), pe));                 \
+    }                                                                                                                  \
+    void nvshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe)                                \
+    {                                                                                                                  \
+        nv__need("nvshmem_put" #BITS "_nbi");                                                                          \
+        NV__OK("nvshmem_put" #BITS "_nbi",                                                                             \
+               shoal_put_nbi(nv__sh, dest, source, nv__bytes("nvshmem_put" #BITS "_nbi", nelems, BITS / 8), pe));      \
+    }                                                                                                                  \
+    void nvshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe)                                \
+    {                                                                                                                  \
+        nv__need("nvshmem_get" #BITS "_nbi");                                                                          \
+        NV__OK("nvshmem_get" #BITS "_nbi",                                                                             \
+               shoal_get_nbi(nv__sh, dest, source, nv__bytes("nvshmem_get" #BITS "_nbi", nelems, BITS / 8), pe));      \
+    }                                                                                                                  \
+    void nvshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)       \
+    {                                                                                                                  \
+        nv__need("nvshmem_iput" #BITS);                                                                                \
+        NV__OK("nvshmem_iput" #BITS, shoal_iput##BITS(nv__sh, dest, source, dst, sst, nelems, pe));                    \
+    }                                                                                                                  \
+    void nvshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)       \
+    {                                                                                                                  \
+        nv__need("nvshmem_iget" #BITS);                                                                                \
+        NV__OK("nvshmem_iget" #BITS, shoal_iget##BITS(nv__sh, dest, source, dst, sst, nelems, pe));                    \
+    }
+NV__SIZED_DEF(8)
+NV__SIZED_DEF(16)
+NV__SIZED_DEF(32)
+NV__SIZED_DEF(64)
+NV__SIZED_DEF(128)
+#undef NV__SIZED_DEF
+
+void nvshmem_putmem(void *dest, const void *source, size_t bytes, int pe)
+{
+    nv__need("nvshmem_putmem");
+    NV__OK("nvshmem_putmem", shoal_put(nv__sh, dest, source, bytes, pe));
+}
+
+void nvshmem_getmem(void *dest, const void *source, size_t bytes, int pe)
+{
+    nv__need("nvshmem_getmem");
+    NV__OK("nvshmem_getmem", shoal_get(nv__sh, dest, source, bytes, pe));
+}
+
+void nvshmem_putmem_nbi(void *dest, const void *source, size_t bytes, int pe)
+{
+    nv__need("nvshmem_putmem_nbi");
+    NV__OK("nvshmem_putmem_nbi", shoal_put_nbi(nv__sh, dest, source, bytes, pe));
+}
+
+void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe)
+{
+    nv__need("nvshmem_getmem_nbi");
+    NV__OK("nvshmem_getmem_nbi", shoal_get_nbi(nv__sh, dest, source, bytes, pe));
+}
+
+/* ------------------------------------------------------------ signals */
+
+void nvshmem_putmem_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal,
+                           int sig_op, int pe)
+{
+    nv__need("nvshmem_putmem_signal");
+    NV__OK("nvshmem_putmem_signal", shoal_put_signal(nv__sh, dest, source, bytes, sig_addr, signal, sig_op, pe));
+}
+
+void nvshmem_putmem_signal_nbi(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal,
+                               int sig_op, int pe)
+{
+    nv__need("nvshmem_putmem_signal_nbi");
+    NV__OK("nvshmem_putmem_signal_nbi",
+           shoal_put_signal_nbi(nv__sh, dest, source, bytes, sig_addr, signal, sig_op, pe));
+}
+
+void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    nv__need("nvshmemx_signal_op");
+    NV__OK("nvshmemx_signal_op", shoal_signal_op(nv__sh, sig_addr, signal, sig_op, pe));
+}
+
+uint64_t nvshmem_signal_fetch(uint64_t *sig_addr)
+{
+    uint64_t v = 0;
+    nv__need("nvshmem_signal_fetch");
+    NV__OK("nvshmem_signal_fetch", shoal_signal_fetch(nv__sh, sig_addr, &v));
+    return v;
+}
+
+uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+{
+    uint64_t v = 0;
+    nv__need("nvshmem_signal_wait_until");
+    NV__OK("nvshmem_signal_wait_until", shoal_signal_wait_until(nv__sh, sig_addr, cmp, cmp_value, &v));
+    return v;
+}
+
+/* ------------------------------------------------------------ atomics */
+
+#define NV__AMO_EXT_DEF(T, N)                                                                                          \
+    T nvshmem_##N##_atomic_fetch(const T *source, int pe)                                                              \
+    {                                                                                                                  \
+        T v;                                                                                                           \
+        nv__need("nvshmem_" #N "_atomic_fetch");                                                                       \
+        NV__OK("nvshmem_" #N "_atomic_fetch", shoal_##N##_atomic_fetch(nv__sh, source, pe, &v));                       \
+        return v;                                                                                                      \
+    }                                                                                                                  \
+    void nvshmem_##N##_atomic_set(T *dest, T value, int pe)                                                            \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_atomic_set");                                                                         \
+        NV__OK("nvshmem_" #N "_atomic_set", shoal_##N##_atomic_set(nv__sh, dest, value, pe));                          \
+    }                                                                                                                  \
+    T nvshmem_##N##_atomic_swap(T *dest, T value, int pe)                                                              \
+    {                                                                                                                  \
+        T v;                                                                                                           \
+        nv__need("nvshmem_" #N "_atomic_swap");                                                                        \
+        NV__OK("nvshmem_" #N "_atomic_swap", shoal_##N##_atomic_swap(nv__sh, dest, value, pe, &v));                    \
+        return v;                                                                                                      \
+    }
+#define NV__AMO_FETCH_OP(T, N, OP)                                                                                     \
+    T nvshmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe)                                                        \
+    {                                                                                                                  \
+        T v;                                                                                                           \
+        nv__need("nvshmem_" #N "_atomic_fetch_" #OP);                                                                  \
+        NV__OK("nvshmem_" #N "_atomic_fetch_" #OP, shoal_##N##_atomic_fetch_##OP(nv__sh, dest, value, pe, &v));        \
+        return v;                                                                                                      \
+    }                                                                                                                  \
+    void nvshmem_##N##_atomic_##OP(T *dest, T value, int pe)                                                           \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_atomic_" #OP);                                                                        \
+        NV__OK("nvshmem_" #N "_atomic_" #OP, shoal_##N##_atomic_##OP(nv__sh, dest, value, pe));                        \
+    }
+#define NV__AMO_STD_DEF(T, N)                                                                                          \
+    NV__AMO_EXT_DEF(T, N)                                                                                              \
+    T nvshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)                                              \
+    {                                                                                                                  \
+        T v;                                                                                                           \
+        nv__need("nvshmem_" #N "_atomic_compare_swap");                                                                \
+        NV__OK("nvshmem_" #N "_atomic_compare_swap",                                                                   \
+               shoal_##N##_atomic_compare_swap(nv__sh, dest, cond, value, pe, &v));                                    \
+        return v;                                                                                                      \
+    }                                                                                                                  \
+    T nvshmem_##N##_atomic_fetch_inc(T *dest, int pe)                                                                  \
+    {                                                                                                                  \
+        T v;                                                                                                           \
+        nv__need("nvshmem_" #N "_atomic_fetch_inc");                                                                   \
+        NV__OK("nvshmem_" #N "_atomic_fetch_inc", shoal_##N##_atomic_fetch_inc(nv__sh, dest, pe, &v));                 \
+        return v;                                                                                                      \
+    }                                                                                                                  \
+    void nvshmem_##N##_atomic_inc(T *dest, int pe)                                                                     \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_atomic_inc");                                                                         \
+        NV__OK("nvshmem_" #N "_atomic_inc", shoal_##N##_atomic_inc(nv__sh, dest, pe));                                 \
+    }                                                                                                                  \
+    NV__AMO_FETCH_OP(T, N, add)
+#define NV__AMO_BIT_DEF(T, N) NV__AMO_FETCH_OP(T, N, and) NV__AMO_FETCH_OP(T, N, or) NV__AMO_FETCH_OP(T, N, xor)
+SHOAL_AMO_TYPES(NV__AMO_STD_DEF)
+SHOAL_AMO_EXT_TYPES(NV__AMO_EXT_DEF)
+SHOAL_AMO_BITWISE_TYPES(NV__AMO_BIT_DEF)
+#undef NV__AMO_EXT_DEF
+#undef NV__AMO_STD_DEF
+#undef NV__AMO_BIT_DEF
+#undef NV__AMO_FETCH_OP
+
+/* ------------------------------------------------------------ waits */
+
+#define NV__WAIT_DEF(T, N)                                                                                             \
+    void nvshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                                                       \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_wait_until");                                                                         \
+        NV__OK("nvshmem_" #N "_wait_until", shoal_##N##_wait_until(nv__sh, ivar, cmp, cmp_value));                     \
+    }                                                                                                                  \
+    void nvshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)                \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_wait_until_all");                                                                     \
+        NV__OK("nvshmem_" #N "_wait_until_all",                                                                        \
+               shoal_##N##_wait_until_all(nv__sh, ivars, nelems, status, cmp, cmp_value));                             \
+    }                                                                                                                  \
+    size_t nvshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)              \
+    {                                                                                                                  \
+        size_t i = SIZE_MAX;                                                                                           \
+        nv__need("nvshmem_" #N "_wait_until_any");                                                                     \
+        NV__OK("nvshmem_" #N "_wait_until_any",                                                                        \
+               shoal_##N##_wait_until_any(nv__sh, ivars, nelems, status, cmp, cmp_value, &i));                         \
+        return i;                                                                                                      \
+    }                                                                                                                  \
+    size_t nvshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,         \
+                                         T cmp_value)                                                                  \
+    {                                                                                                                  \
+        size_t n = 0;                                                                                                  \
+        nv__need("nvshmem_" #N "_wait_until_some");                                                                    \
+        NV__OK("nvshmem_" #N "_wait_until_some",                                                                       \
+               shoal_##N##_wait_until_some(nv__sh, ivars, nelems, indices, status, cmp, cmp_value, &n));               \
+        return n;                                                                                                      \
+    }                                                                                                                  \
+    void nvshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values)       \
+    {                                                                                                                  \
+        nv__need("nvshmem_" #N "_wait_until_all_vector");                                                              \
+        NV__OK("nvshmem_" #N "_wait_until_all_vector",                                                                 \
+               shoal_##N##_wait_until_all_vector(nv__sh, ivars, nelems, status, cmp, cmp_values));                     \
+    }                                                                                                                  \
+    size_t nvshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values)     \
+    {                                                                                                                  \
+        size_t i = SIZE_MAX;                                                                                           \
+        nv__need("nvshmem_" #N "_wait_until_any_vector");                                                              \
+        NV__OK("nvshmem_" #N "_wait_until_any_vector",                                                                 \
+               shoal_##N##_wait_until_any_vector(nv__sh, ivars, nelems, status, cmp, cmp_values, &i));                 \
+        return i;                                                                                                      \
+    }                                                                                                                  \
+    size_t nvshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,  \
+                                                T *cmp_values)                                                         \
+    {                                                                                                                  \
+        size_t n = 0;                                                                                                  \
+        nv__need("nvshmem_" #N "_wait_until_some_vector");                                                             \
+        NV__OK("nvshmem_" #N "_wait_until_some_vector",                                                                \
+               shoal_##N##_wait_until_some_vector(nv__sh, ivars, nelems, indices, status, cmp, cmp_values, &n));       \
+        return n;                                                                                                      \
+    }                                                                                                                  \
+    int nvshmem_##N##_test(T *ivar, int cmp, T cmp_value)                                                              \
+    {                                                                                                                  \
+        int f = 0;                                                                                                     \
+        nv__need("nvshmem_" #N "_test");                                                                               \
+        NV__OK("nvshmem_" #N "_test", shoal_##N##_test(nv__sh, ivar, cmp, cmp_value, &f));                             \
+        return f;                                                                                                      \
+    }                                                                                                                  \
+    int nvshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)                       \
+    {                                                                                                                  \
+        int f = 0;                                                                                                     \
+        nv__need("nvshmem_" #N "_test_all");                                                                           \
+        NV__OK("nvshmem_" #N "_test_all", shoal_##N##_test_all(nv__sh, ivars, nelems, status, cmp, cmp_value, &f));    \
+        return f;                                                                                                      \
+    }                                                                                                                  \
+    size_t nvshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)                    \
+    {                                                                                                                  \
+        size_t i = SIZE_MAX;                                                                                           \
+        nv__need("nvshmem_" #N "_test_any");                                                                           \
+        NV__OK("nvshmem_" #N "_test_any", shoal_##N##_test_any(nv__sh, ivars, nelems, status, cmp, cmp_value, &i));    \
+        return i;                                                                                                      \
+    }                                                                                                                  \
+    size_t nvshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value)  \
+    {                                                                                                                  \
+        size_t n = 0;                                                                                                  \
+        nv__need("nvshmem_" #N "_test_some");                                                                          \
+        NV__OK("nvshmem_" #N "_test_some",                                                                             \
+               shoal_##N##_test_some(nv__sh, ivars, nelems, indices, status, cmp, cmp_value, &n));                     \
+        return n;                                                                                                      \
+    }
+SHOAL_WAIT_TYPES(NV__WAIT_DEF)
+#undef NV__WAIT_DEF
+
+void nvshmem_quiet(void)
+{
+    nv__need("nvshmem_quiet");
+    NV__OK("nvshmem_quiet", shoal_quiet(nv__sh));
+}
+
+void nvshmem_fence(void)
+{
+    nv__need("nvshmem_fence");
+    NV__OK("nvshmem_fence", shoal_fence(nv__sh));
+}
+
+/* ------------------------------------------------------------ teams */
+
+int nvshmem_team_my_pe(nvshmem_team_t team)
+{
+    shoal_team_t t = nv__team(team);
+    return t == SHOAL_TEAM_INVALID ? -1 : shoal_team_my_pe(t);
+}
+
+int nvshmem_team_n_pes(nvshmem_team_t team)
+{
+    shoal_team_t t = nv__team(team);
+    return t == SHOAL_TEAM_INVALID ? -1 : shoal_team_n_pes(t);
+}
+
+int nvshmemx_my_pe(nvshmem_team_t team) { return nvshmem_team_my_pe(team); }
+int nvshmemx_n_pes(nvshmem_team_t team) { return nvshmem_team_n_pes(team); }
+
+int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team)
+{
+    shoal_team_t s = nv__team(src_team), d = nv__team(dest_team);
+    return s == SHOAL_TEAM_INVALID || d == SHOAL_TEAM_INVALID ? -1 : shoal_team_translate_pe(s, src_pe, d);
+}
+
+int nvshmem_team_get_config(nvshmem_team_t team, nvshmem_team_config_t *config)
+{
+    if (nv__team(team) == SHOAL_TEAM_INVALID || config == NULL) return SHOAL_ERR_INVALID_ARG;
+    config->num_contexts = 0;
+    return 0;
+}
+
+/* A free handle for a new team, or -1. */
+static int nv__team_slot(void)
+{
+    for (int i = NVSHMEMX_TEAM_NODE + 1; i < NV__TEAMS; i++)
+        if (nv__teams[i] == SHOAL_TEAM_INVALID) return i;
+    return -1;
+}
+
+int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride, int size,
+                               const nvshmem_team_config_t *config, long config_mask, nvshmem_team_t *new_team)
+{
+    static const char *call = "nvshmem_team_split_strided";
+    shoal_team_t p = nv__team(parent_team), t = SHOAL_TEAM_INVALID;
+    int slot, rc;
+    (void)config;
+    (void)config_mask;
+    if (new_team != NULL) *new_team = NVSHMEM_TEAM_INVALID;
+    if (p == SHOAL_TEAM_INVALID || new_team == NULL) {
+        fprintf(stderr, "%s: %s\n", call, new_team == NULL ? "new_team is NULL" : "the parent team is not valid");
+        return SHOAL_ERR_INVALID_ARG;
+    }
+    slot = nv__team_slot();
+    rc = shoal_team_split_strided(p, start, stride, size, &t);
+    if (rc != SHOAL_SUCCESS) return nv__ret(call, rc);
+    if (t == SHOAL_TEAM_INVALID) return 0; /* not a member */
+    if (slot < 0) {
+        fprintf(stderr, "%s: more than %d teams at once\n", call, NV__TEAMS - 3);
+        return SHOAL_ERR_INVALID_ARG;
+    }
+    nv__teams[slot] = t;
+    *new_team = slot;
+    return 0;
+}
+
+int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange, const nvshmem_team_config_t *xaxis_config,
+                          long xaxis_mask, nvshmem_team_t *xaxis_team, const nvshmem_team_config_t *yaxis_config,
+                          long yaxis_mask, nvshmem_team_t *yaxis_team)
+{
+    static const char *call = "nvshmem_team_split_2d";
+    shoal_team_t p = nv__team(parent_team), x = SHOAL_TEAM_INVALID, y = SHOAL_TEAM_INVALID;
+    int rc;
+    (void)xaxis_config;
+    (void)xaxis_mask;
+    (void)yaxis_config;
+    (void)yaxis_mask;
+    if (xaxis_team != NULL) *xaxis_team = NVSHMEM_TEAM_INVALID;
+    if (yaxis_team != NULL) *yaxis_team = NVSHMEM_TEAM_INVALID;
+    if (p == SHOAL_TEAM_INVALID || xaxis_team == NULL || yaxis_team == NULL) {
+        fprintf(stderr, "%s: %s\n", call,
+                p == SHOAL_TEAM_INVALID ? "the parent team is not valid" : "a team pointer is NULL");
+        return SHOAL_ERR_INVALID_ARG;
+    }
+    rc = shoal_team_split_2d(p, xrange, &x, &y);
+    if (rc != SHOAL_SUCCESS) return nv__ret(call, rc);
+    if (x != SHOAL_TEAM_INVALID) {
+        int s = nv__team_slot();
+        if (s < 0) return nv__ret(call, SHOAL_ERR_INVALID_ARG);
+        nv__teams[s] = x;
+        *xaxis_team = s;
+    }
+    if (y != SHOAL_TEAM_INVALID) {
+        int s = nv__team_slot();
+        if (s < 0) return nv__ret(call, SHOAL_ERR_INVALID_ARG);
+        nv__teams[s] = y;
+        *yaxis_team = s;
+    }
+    return 0;
+}
+
+void nvshmem_team_destroy(nvshmem_team_t team)
+{
+    shoal_team_t t = nv__team(team);
+    if (t == SHOAL_TEAM_INVALID || team <= NVSHMEMX_TEAM_NODE) return; /* predefined or invalid: nothing */
+    NV__OK("nvshmem_team_destroy", shoal_team_destroy(t));
+    nv__teams[team] = SHOAL_TEAM_INVALID;
+}
+
+/* ------------------------------------------------------------ collectives */
+
+#define NV__TEAM_OR_FAIL(call, team, t)                                                                                \
+    shoal_team_t t = nv__team(team);                                                                                   \
+    if (t == SHOAL_TEAM_INVALID) {                                                                                     \
+        fprintf(stderr, "%s: team %d is not a valid team of this PE\n", (call), (int)(team));                          \
+        return SHOAL_ERR_INVALID_ARG;                                                                                  \
+    }
+
+void nvshmem_barrier_all(void)
+{
+    nv__need("nvshmem_barrier_all");
+    NV__OK("nvshmem_barrier_all", shoal_barrier_all(nv__sh));
+}
+
+void nvshmem_sync_all(void)
+{
+    nv__need("nvshmem_sync_all");
+    NV__OK("nvshmem_sync_all", shoal_sync_all(nv__sh));
+}
+
+int nvshmem_barrier(nvshmem_team_t team)
+{
+    NV__TEAM_OR_FAIL("nvshmem_barrier", team, t);
+    return nv__ret("nvshmem_barrier", shoal_team_barrier(t));
+}
+
+int nvshmem_team_sync(nvshmem_team_t team)
+{
+    NV__TEAM_OR_FAIL("nvshmem_team_sync", team, t);
+    return nv__ret("nvshmem_team_sync", shoal_team_sync(t));
+}
+
+int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
+{
+    NV__TEAM_OR_FAIL("nvshmem_broadcastmem", team, t);
+    return nv__ret("nvshmem_broadcastmem", shoal_broadcastmem(t, dest, source, nelems, PE_root));
+}
+
+int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    NV__TEAM_OR_FAIL("nvshmem_fcollectmem", team, t);
+    return nv__ret("nvshmem_fcollectmem", shoal_fcollectmem(t, dest, source, nelems));
+}
+
+int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    NV__TEAM_OR_FAIL("nvshmem_alltoallmem", team, t);
+    return nv__ret("nvshmem_alltoallmem", shoal_alltoallmem(t, dest, source, nelems));
+}
+
+#define NV__COLL_DEF(T, N)                                                                                             \
+    int nvshmem_##N##_broadcast(nvshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root)             \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmem_" #N "_broadcast", team, t);                                                         \
+        return nv__ret("nvshmem_" #N "_broadcast", shoal_##N##_broadcast(t, dest, source, nelems, PE_root));           \
+    }                                                                                                                  \
+    int nvshmem_##N##_fcollect(nvshmem_team_t team, T *dest, const T *source, size_t nelems)                           \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmem_" #N "_fcollect", team, t);                                                          \
+        return nv__ret("nvshmem_" #N "_fcollect", shoal_##N##_fcollect(t, dest, source, nelems));                      \
+    }                                                                                                                  \
+    int nvshmem_##N##_alltoall(nvshmem_team_t team, T *dest, const T *source, size_t nelems)                           \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmem_" #N "_alltoall", team, t);                                                          \
+        return nv__ret("nvshmem_" #N "_alltoall", shoal_##N##_alltoall(t, dest, source, nelems));                      \
+    }
+NVSHMEM__RMA_TYPES(NV__COLL_DEF)
+#undef NV__COLL_DEF
+
+#define NV__REDUCE_DEF1(T, N, OP)                                                                                      \
+    int nvshmem_##N##_##OP##_reduce(nvshmem_team_t team, T *dest, const T *source, size_t nreduce)                     \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmem_" #N "_" #OP "_reduce", team, t);                                                    \
+        return nv__ret("nvshmem_" #N "_" #OP "_reduce", shoal_##N##_##OP##_reduce(t, dest, source, nreduce));          \
+    }
+#define NV__REDUCE_BIT_DEF(T, N) NV__REDUCE_DEF1(T, N, and) NV__REDUCE_DEF1(T, N, or) NV__REDUCE_DEF1(T, N, xor)
+#define NV__REDUCE_ARITH_DEF(T, N)                                                                                     \
+    NV__REDUCE_DEF1(T, N, min) NV__REDUCE_DEF1(T, N, max) NV__REDUCE_DEF1(T, N, sum) NV__REDUCE_DEF1(T, N, prod)
+SHOAL_REDUCE_BITWISE_TYPES(NV__REDUCE_BIT_DEF)
+SHOAL_REDUCE_ARITH_TYPES(NV__REDUCE_ARITH_DEF)
+#undef NV__REDUCE_BIT_DEF
+#undef NV__REDUCE_ARITH_DEF
+#undef NV__REDUCE_DEF1
+
+/* ------------------------------------------------------------ streams */
+
+#if SHOAL_HAVE_CUDA && defined(SHOAL_NVSHMEM_STREAMS)
+void nvshmemx_putmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream)
+{
+    nv__need("nvshmemx_putmem_on_stream");
+    NV__OK("nvshmemx_putmem_on_stream", shoal_put_on_stream(nv__sh, dest, source, bytes, pe, stream));
+}
+
+void nvshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream)
+{
+    nv__need("nvshmemx_getmem_on_stream");
+    NV__OK("nvshmemx_getmem_on_stream", shoal_get_on_stream(nv__sh, dest, source, bytes, pe, stream));
+}
+
+#define NV__STREAM_DEF(T, N)                                                                                           \
+    void nvshmemx_##N##_put_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream)            \
+    {                                                                                                                  \
+        nv__need("nvshmemx_" #N "_put_on_stream");                                                                     \
+        NV__OK("nvshmemx_" #N "_put_on_stream", shoal_##N##_put_on_stream(nv__sh, dest, source, nelems, pe, stream));  \
+    }                                                                                                                  \
+    void nvshmemx_##N##_get_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream)            \
+    {                                                                                                                  \
+        nv__need("nvshmemx_" #N "_get_on_stream");                                                                     \
+        NV__OK("nvshmemx_" #N "_get_on_stream", shoal_##N##_get_on_stream(nv__sh, dest, source, nelems, pe, stream));  \
+    }                                                                                                                  \
+    void nvshmemx_##N##_p_on_stream(T *dest, T value, int pe, cudaStream_t stream)                                     \
+    {                                                                                                                  \
+        nv__need("nvshmemx_" #N "_p_on_stream");                                                                       \
+        NV__OK("nvshmemx_" #N "_p_on_stream", shoal_##N##_p_on_stream(nv__sh, dest, value, pe, stream));               \
+    }
+NVSHMEM__RMA_TYPES(NV__STREAM_DEF)
+#undef NV__STREAM_DEF
+
+void nvshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal,
+                                      int sig_op, int pe, cudaStream_t stream)
+{
+    nv__need("nvshmemx_putmem_signal_on_stream");
+    NV__OK("nvshmemx_putmem_signal_on_stream",
+           shoal_put_signal_on_stream(nv__sh, dest, source, bytes, sig_addr, signal, sig_op, pe, stream));
+}
+
+void nvshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, cudaStream_t stream)
+{
+    nv__need("nvshmemx_signal_op_on_stream");
+    NV__OK("nvshmemx_signal_op_on_stream", shoal_signal_op_on_stream(nv__sh, sig_addr, signal, sig_op, pe, stream));
+}
+
+void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, cudaStream_t stream)
+{
+    nv__need("nvshmemx_signal_wait_until_on_stream");
+    NV__OK("nvshmemx_signal_wait_until_on_stream",
+           shoal_signal_wait_until_on_stream(nv__sh, sig_addr, cmp, cmp_value, stream));
+}
+
+void nvshmemx_quiet_on_stream(cudaStream_t stream)
+{
+    nv__need("nvshmemx_quiet_on_stream");
+    NV__OK("nvshmemx_quiet_on_stream", shoal_quiet_on_stream(nv__sh, stream));
+}
+
+void nvshmemx_barrier_all_on_stream(cudaStream_t stream)
+{
+    nv__need("nvshmemx_barrier_all_on_stream");
+    NV__OK("nvshmemx_barrier_all_on_stream", shoal_barrier_all_on_stream(nv__sh, stream));
+}
+
+void nvshmemx_sync_all_on_stream(cudaStream_t stream)
+{
+    nv__need("nvshmemx_sync_all_on_stream");
+    NV__OK("nvshmemx_sync_all_on_stream", shoal_barrier_all_on_stream(nv__sh, stream));
+}
+
+int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream)
+{
+    NV__TEAM_OR_FAIL("nvshmemx_barrier_on_stream", team, t);
+    return nv__ret("nvshmemx_barrier_on_stream", shoal_team_barrier_on_stream(t, stream));
+}
+
+int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream)
+{
+    NV__TEAM_OR_FAIL("nvshmemx_team_sync_on_stream", team, t);
+    return nv__ret("nvshmemx_team_sync_on_stream", shoal_team_barrier_on_stream(t, stream));
+}
+
+int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root,
+                                    cudaStream_t stream)
+{
+    NV__TEAM_OR_FAIL("nvshmemx_broadcastmem_on_stream", team, t);
+    return nv__ret("nvshmemx_broadcastmem_on_stream",
+                   shoal_broadcastmem_on_stream(t, dest, source, nelems, PE_root, stream));
+}
+
+int nvshmemx_fcollectmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                   cudaStream_t stream)
+{
+    NV__TEAM_OR_FAIL("nvshmemx_fcollectmem_on_stream", team, t);
+    return nv__ret("nvshmemx_fcollectmem_on_stream", shoal_fcollectmem_on_stream(t, dest, source, nelems, stream));
+}
+
+int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                   cudaStream_t stream)
+{
+    NV__TEAM_OR_FAIL("nvshmemx_alltoallmem_on_stream", team, t);
+    return nv__ret("nvshmemx_alltoallmem_on_stream", shoal_alltoallmem_on_stream(t, dest, source, nelems, stream));
+}
+#endif
