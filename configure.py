@@ -501,7 +501,7 @@ OPT = ['-O0', '-g'] if options.debug else ['-O2', '-g']
 cuda_cflags = ['-DSHOAL_HAVE_CUDA=1', '-I' + cfg.cuda_inc] if nvcc else ['-DSHOAL_HAVE_CUDA=0']
 base_cflags = ['-std=c11', '-D_GNU_SOURCE'] + OPT + WARN + ['-fPIC'] + sanitize + cuda_cflags
 user_cflags = shlex.split(os.environ.get('CFLAGS', ''))
-INTERNAL = ['-Iapi', '-Iapi/shmem', '-Iruntime', '-Itopology']
+INTERNAL = ['-Iapi', '-Iapi/shmem', '-Iapi/nvshmem', '-Iruntime', '-Itopology']
 deps_cflags = cfg.mpi_cflags + cfg.hwloc_cflags
 test_inc = ['-Itests'] + (['-Itests/common'] if os.path.isdir('tests/common') else [])
 test_inc += ['-I' + built('api', 'shmem')]  # pshmem.h, written by the build

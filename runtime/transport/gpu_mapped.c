@@ -235,11 +235,11 @@ int shoal__gpu_mapped_amo(shoal_t sh, const char *call, int pe, size_t off, cons
     if (SHOAL__UNLIKELY(rc != SHOAL_SUCCESS)) return rc;
     if (shoal__gpu_thread_stream() != NULL) {
         /* A thread with its own stream and slot: blocking, no lock. */
-        uint64_t *slot = shoal__gpu_thread_slot();
-        err = shoal__gpu_amo_launch(shoal__gpu_thread_stream(), word, a, result != NULL ? slot : NULL);
+        uint64_t *own = shoal__gpu_thread_slot();
+        err = shoal__gpu_amo_launch(shoal__gpu_thread_stream(), word, a, result != NULL ? own : NULL);
         if (err == cudaSuccess) err = cudaStreamSynchronize(shoal__gpu_thread_stream());
         if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the atomic kernel", err);
-        if (result != NULL) memcpy(result, slot, a->size);
+        if (result != NULL) memcpy(result, own, a->size);
         return SHOAL_SUCCESS;
     }
     if (result == NULL) {
