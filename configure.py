@@ -882,6 +882,15 @@ with open(built('shoal-shmem.pc'), 'w') as f:
     f.write('Cflags:\nLibs:\n')
 install.insert(-1, 'install -m 755 %s "$dest/bin/"' % ' '.join(q(built('bin', w)) for w in ('oshcc', 'oshc++', 'oshrun')))
 install.insert(-1, 'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal-shmem.pc')))
+# shoal-nvshmem.pc: NVSHMEM's API on shoal (nvshmem.h, nvshmemx.h beside shoal.h);
+# with CUDA, its stream forms need CUDA's runtime headers (shoal-cuda).
+with open(built('shoal-nvshmem.pc'), 'w') as f:
+    f.write('prefix=%s\n\n' % prefix)
+    f.write('Name: shoal-nvshmem\nDescription: NVSHMEM\'s host and stream API on shoal (nvshmem.h, nvshmemx.h)\n')
+    f.write('Version: %s\nRequires: %s = %s\n' % ('.'.join(version), 'shoal-cuda' if nvcc else 'shoal',
+                                                  '.'.join(version)))
+    f.write('Cflags:\nLibs:\n')
+install.insert(-1, 'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal-nvshmem.pc')))
 # pshmem.h (the build writes it) beside shmem.h, and the forwarding headers of
 # the folder OpenSHMEM 1.1 named (#include <mpp/shmem.h>).
 if pshmem_dep:
@@ -946,6 +955,7 @@ with open(built('shoalConfig.cmake'), 'w') as f:
     f.write('#   find_package(shoal REQUIRED)\n'
             '#   target_link_libraries(app PRIVATE shoal::shoal)    # shoal.h, shoal_topo.h, MPI\n'
             '#   target_link_libraries(app PRIVATE shoal::cuda)     # also shoal_cuda.h, shoal_device.cuh\n'
+            '#   target_link_libraries(app PRIVATE shoal::nvshmem)  # nvshmem.h, nvshmemx.h (NVSHMEM\'s API)\n'
             '#   shoal::shoal_static: libshoal.a and what it needs\n')
     f.write('get_filename_component(_shoal_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)\n')
     f.write('set(shoal_CUDA_FOUND %s)\n' % ('TRUE' if nvcc else 'FALSE'))
@@ -982,6 +992,11 @@ with open(built('shoalConfig.cmake'), 'w') as f:
         f.write('  set_target_properties(shoal::cuda PROPERTIES\n'
                 '    INTERFACE_INCLUDE_DIRECTORIES "%s"\n'
                 '    INTERFACE_LINK_LIBRARIES "shoal::shoal;%s/libcudart.so")\n' % (cfg.cuda_inc, cuda_libdir))
+    # shoal::nvshmem: nvshmem.h and nvshmemx.h (in the same include folder),
+    # with CUDA's runtime for the stream forms where shoal has CUDA
+    f.write('  add_library(shoal::nvshmem INTERFACE IMPORTED)\n')
+    f.write('  set_target_properties(shoal::nvshmem PROPERTIES INTERFACE_LINK_LIBRARIES "%s")\n'
+            % ('shoal::cuda' if nvcc else 'shoal::shoal'))
     f.write('endif()\nunset(_shoal_prefix)\n')
     # Components: cuda (shoal::cuda); anything else is unknown.
     f.write('set(shoal_cuda_FOUND ${shoal_CUDA_FOUND})\n'
