@@ -31,42 +31,71 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
-#define NVSHMEM_MAJOR_VERSION 3
-#define NVSHMEM_MINOR_VERSION 0
+/* The OpenSHMEM specification the API follows, and the NVSHMEM release
+ * whose API this layer carries. */
+#define NVSHMEM_MAJOR_VERSION 1
+#define NVSHMEM_MINOR_VERSION 3
+#define NVSHMEM_VENDOR_MAJOR_VERSION 3
+#define NVSHMEM_VENDOR_MINOR_VERSION 0
+#define NVSHMEM_VENDOR_PATCH_VERSION 0
 #define NVSHMEM_MAX_NAME_LEN 256
 #define NVSHMEM_VENDOR_STRING "shoal (NVSHMEM API)"
 
+/* Thread levels (nvshmem_init_thread): MPI's, which the instance's MPI
+ * gives. */
+enum {
+    NVSHMEM_THREAD_SINGLE = 0,
+    NVSHMEM_THREAD_FUNNELED = 1,
+    NVSHMEM_THREAD_SERIALIZED = 2,
+    NVSHMEM_THREAD_MULTIPLE = 3
+};
+
 /* Comparisons (wait_until, test, signal_wait_until) and signal ops: shoal's values. */
-enum nvshmem_cmp_type {
+typedef enum nvshmem_cmp_type {
     NVSHMEM_CMP_EQ = SHOAL_CMP_EQ,
     NVSHMEM_CMP_NE = SHOAL_CMP_NE,
     NVSHMEM_CMP_GT = SHOAL_CMP_GT,
     NVSHMEM_CMP_GE = SHOAL_CMP_GE,
     NVSHMEM_CMP_LT = SHOAL_CMP_LT,
     NVSHMEM_CMP_LE = SHOAL_CMP_LE
-};
+} nvshmemx_cmp_type_t;
 enum nvshmem_signal_op { NVSHMEM_SIGNAL_SET = SHOAL_SIGNAL_SET, NVSHMEM_SIGNAL_ADD = SHOAL_SIGNAL_ADD };
 
-/* Teams: small integers, the same on every PE for the predefined ones. */
+/* Teams: integers, the same on every PE for the predefined ones; a split
+ * team's handle carries a generation, so that a destroyed team's handle
+ * stays invalid when its slot is reused. */
 typedef int32_t nvshmem_team_t;
 #define NVSHMEM_TEAM_INVALID ((nvshmem_team_t)-1)
 #define NVSHMEM_TEAM_WORLD ((nvshmem_team_t)0)
-#define NVSHMEM_TEAM_SHARED ((nvshmem_team_t)1) /* the PEs of this node */
-#define NVSHMEMX_TEAM_NODE ((nvshmem_team_t)2)  /* the PEs of this node */
+#define NVSHMEM_TEAM_SHARED ((nvshmem_team_t)1)          /* the PEs whose heaps nvshmem_ptr reaches from here */
+#define NVSHMEMX_TEAM_NODE ((nvshmem_team_t)2)           /* the PEs of this node */
+#define NVSHMEMX_TEAM_SAME_MYPE_NODE ((nvshmem_team_t)3) /* one PE per node: those of my node rank */
 #define NVSHMEM_TEAM_WORLD_INDEX 0
 #define NVSHMEM_TEAM_SHARED_INDEX 1
-#define NVSHMEMX_TEAM_NODE_INDEX 2
+#define NVSHMEM_TEAM_NODE_INDEX 2
+#define NVSHMEM_TEAM_SAME_MYPE_NODE_INDEX 3
 
 typedef struct nvshmem_team_config {
+    int version;
     int num_contexts;
 } nvshmem_team_config_t;
-#define NVSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+#define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS (1L << 0)
+#define NVSHMEM_TEAM_CONFIG_INITIALIZER                                                                                \
+    {                                                                                                                  \
+        0, 0                                                                                                           \
+    }
 
 /* Initialization and queries. nvshmem_init initializes MPI
  * (MPI_THREAD_MULTIPLE asked for) where the program has not, and then
  * finalizes it in nvshmem_finalize; where it has, the instance lives on
  * MPI_COMM_WORLD (nvshmemx_init_attr: on the communicator given). */
 void nvshmem_init(void);
+/* As nvshmem_init (MPI initialized here asks for MPI_THREAD_MULTIPLE,
+ * which kernels' device proxy needs, whatever requested says); *provided
+ * (may be NULL): MPI's thread level. Returns 0. */
+int nvshmem_init_thread(int requested, int *provided);
+void nvshmem_query_thread(int *provided);
+/* Each init is matched by a finalize; the last one ends the instance. */
 void nvshmem_finalize(void);
 int nvshmem_my_pe(void);
 int nvshmem_n_pes(void);
@@ -194,7 +223,11 @@ SHOAL_AMO_BITWISE_TYPES(NVSHMEM__AMO_BIT_DECL)
     int nvshmem_##N##_test(T *ivar, int cmp, T cmp_value);                                                             \
     int nvshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);                      \
     size_t nvshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);                   \
-    size_t nvshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value);
+    size_t nvshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
+    int nvshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);             \
+    size_t nvshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);          \
+    size_t nvshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,        \
+                                          T *cmp_values);
 SHOAL_WAIT_TYPES(NVSHMEM__WAIT_DECL)
 #undef NVSHMEM__WAIT_DECL
 
@@ -220,6 +253,7 @@ void nvshmem_barrier_all(void);
 int nvshmem_barrier(nvshmem_team_t team);
 void nvshmem_sync_all(void);
 int nvshmem_team_sync(nvshmem_team_t team);
+int nvshmem_sync(nvshmem_team_t team); /* nvshmem_team_sync */
 int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
 int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems);
 int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems);

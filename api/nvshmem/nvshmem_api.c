@@ -2,6 +2,7 @@
  * instance per process, teams as small integers, and the NVSHMEM
  * convention for errors (print, end the job). */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,12 @@
 #define NV__TEAMS (SHOAL_TEAM_MAX + 3)
 
 static shoal_t nv__sh;
-static MPI_Comm nv__comm = MPI_COMM_NULL; /* the communicator it lives on (MPI_Abort) */
-static int nv__mpi_ours;                  /* nvshmem_init initialized MPI: nvshmem_finalize ends it */
+static MPI_Comm nv__comm = MPI_COMM_NULL; /* the communicator it lives on (a second init must name the same) */
+static int nv__inits;                     /* inits not yet matched by a finalize */
+static int nv__mpi_ours;                  /* nvshmem_init initialized MPI: the last nvshmem_finalize ends it */
 static shoal_team_t nv__teams[NV__TEAMS];
+static unsigned nv__gens[NV__TEAMS]; /* a slot's generation: in its handles' bits 8 and up */
+#define NV__PREDEFINED 4             /* world, shared, node, same-my-PE-node */
 
 void nvshmem_global_exit(int status)
 {
@@ -29,7 +33,8 @@ void nvshmem_global_exit(int status)
     fflush(stderr);
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
-    if (init && !fin) MPI_Abort(nv__comm != MPI_COMM_NULL ? nv__comm : MPI_COMM_WORLD, status);
+    /* The whole job: MPI_Abort on a sub-communicator may end only the caller. */
+    if (init && !fin) MPI_Abort(MPI_COMM_WORLD, status);
     exit(status);
 }
 
@@ -39,6 +44,15 @@ static void nv__die(const char *call, int status)
 {
     const char *msg = shoal_last_error(nv__sh);
     fprintf(stderr, "%s: %s (%s)\n", call, msg[0] ? msg : shoal_last_error(NULL), shoal_strerror(status));
+    nvshmem_global_exit(1);
+    abort();
+}
+
+/* The same for an error found here, with its own message. */
+static void nv__die_msg(const char *call, const char *msg) __attribute__((noreturn));
+static void nv__die_msg(const char *call, const char *msg)
+{
+    fprintf(stderr, "PE %d: %s: %s\n", nv__sh != NULL ? shoal_my_pe(nv__sh) : -1, call, msg);
     nvshmem_global_exit(1);
     abort();
 }
@@ -65,10 +79,13 @@ static int nv__ret(const char *call, int status)
     return status;
 }
 
-/* The shoal team of an NVSHMEM handle, or SHOAL_TEAM_INVALID. */
+/* The shoal team of an NVSHMEM handle (its slot, then the slot's
+ * generation), or SHOAL_TEAM_INVALID. */
 static shoal_team_t nv__team(nvshmem_team_t t)
 {
-    return nv__sh != NULL && t >= 0 && t < NV__TEAMS ? nv__teams[t] : SHOAL_TEAM_INVALID;
+    int slot = t & 0xff;
+    if (nv__sh == NULL || t < 0 || slot >= NV__TEAMS || (unsigned)t >> 8 != nv__gens[slot]) return SHOAL_TEAM_INVALID;
+    return nv__teams[slot];
 }
 
 /* ------------------------------------------------------------ life */
@@ -86,12 +103,60 @@ static void nv__heap_size(shoal_config_t *cfg)
     cfg->heap_size = bytes;
 }
 
-static int nv__start(const char *call, MPI_Comm comm)
+/* NVSHMEM_TEAM_SHARED: the PEs whose heaps nvshmem_ptr reaches from here
+ * (the node where all reach each other, as shm and cuda_ipc do; else
+ * this PE alone); NVSHMEMX_TEAM_SAME_MYPE_NODE: the PEs of my node rank,
+ * where nodes are equal and consecutive (else invalid). Every PE decides
+ * alike (collective). */
+static void nv__teams_make(void)
+{
+    static const char *call = "nvshmem_init";
+    shoal_team_t node = shoal_team_node(nv__sh), t = SHOAL_TEAM_INVALID;
+    int me = shoal_my_pe(nv__sh), n = shoal_n_pes(nv__sh), ns = shoal_team_n_pes(node), all = 1, mine = 1, rc;
+    char *probe = shoal_malloc(nv__sh, 64);
+
+    if (probe == NULL) nv__die(call, shoal_last_status(nv__sh));
+    for (int i = 0; i < ns; i++)
+        if (shoal_ptr(nv__sh, probe, shoal_team_translate_pe(node, i, shoal_team_world(nv__sh))) == NULL) mine = 0;
+    rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, nv__comm);
+    if (rc != MPI_SUCCESS) nv__die_msg(call, "MPI_Allreduce failed");
+    NV__OK(call, shoal_free(nv__sh, probe));
+    if (all) {
+        nv__teams[NVSHMEM_TEAM_SHARED] = node;
+    } else {
+        NV__OK(call, shoal_team_create_strided(nv__sh, me, 1, 1, &t));
+        nv__teams[NVSHMEM_TEAM_SHARED] = t;
+    }
+    for (int pe = 0; pe < n && all >= 0; pe++)
+        if (n % ns != 0 || shoal_pe_node(nv__sh, pe) != pe / ns) all = -1;
+    if (all >= 0) {
+        t = SHOAL_TEAM_INVALID;
+        NV__OK(call, shoal_team_create_strided(nv__sh, me % ns, ns, n / ns, &t));
+        nv__teams[NVSHMEMX_TEAM_SAME_MYPE_NODE] = t;
+    }
+}
+
+/* comm_given: nvshmemx_init_attr named comm (a second init must name the
+ * instance's); nvshmem_init joins the instance there is. */
+static int nv__start(const char *call, MPI_Comm comm, bool comm_given)
 {
     shoal_config_t cfg;
     int rc;
 
-    if (nv__sh != NULL) return 0; /* again: nothing to do */
+    if (nv__sh != NULL) {
+        /* Again: the same communicator, or refused. */
+        int same = MPI_UNEQUAL;
+        if (comm_given &&
+            (MPI_Comm_compare(comm, nv__comm, &same) != MPI_SUCCESS || (same != MPI_IDENT && same != MPI_CONGRUENT))) {
+            fprintf(stderr,
+                    "%s: NVSHMEM is initialized already, on another communicator (one instance per process; "
+                    "call nvshmem_finalize first)\n",
+                    call);
+            return SHOAL_ERR_INVALID_ARG;
+        }
+        nv__inits++;
+        return 0;
+    }
     shoal_config_init(&cfg);
     nv__heap_size(&cfg);
     rc = shoal_init(comm, &cfg, &nv__sh);
@@ -101,10 +166,13 @@ static int nv__start(const char *call, MPI_Comm comm)
         nvshmem_global_exit(1);
     }
     nv__comm = comm;
+    nv__inits = 1;
     memset(nv__teams, 0, sizeof(nv__teams));
+    for (int i = 0; i < NV__TEAMS; i++) nv__gens[i]++; /* handles of an earlier instance stay invalid */
+    for (int i = 0; i < NV__PREDEFINED; i++) nv__gens[i] = 0;
     nv__teams[NVSHMEM_TEAM_WORLD] = shoal_team_world(nv__sh);
-    nv__teams[NVSHMEM_TEAM_SHARED] = shoal_team_node(nv__sh);
     nv__teams[NVSHMEMX_TEAM_NODE] = shoal_team_node(nv__sh);
+    nv__teams_make();
     return 0;
 }
 
@@ -121,7 +189,26 @@ void nvshmem_init(void)
         }
         nv__mpi_ours = 1;
     }
-    nv__start("nvshmem_init", MPI_COMM_WORLD);
+    nv__start("nvshmem_init", MPI_COMM_WORLD, false);
+}
+
+int nvshmem_init_thread(int requested, int *provided)
+{
+    (void)requested;
+    nvshmem_init();
+    nvshmem_query_thread(provided);
+    return 0;
+}
+
+void nvshmem_query_thread(int *provided)
+{
+    int level = NVSHMEM_THREAD_SINGLE;
+    if (provided == NULL) return;
+    MPI_Query_thread(&level);
+    *provided = level == MPI_THREAD_MULTIPLE     ? NVSHMEM_THREAD_MULTIPLE
+                : level == MPI_THREAD_SERIALIZED ? NVSHMEM_THREAD_SERIALIZED
+                : level == MPI_THREAD_FUNNELED   ? NVSHMEM_THREAD_FUNNELED
+                                                 : NVSHMEM_THREAD_SINGLE;
 }
 
 int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr)
@@ -144,7 +231,7 @@ int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr)
                         "to the address of an MPI_Comm\n");
         return SHOAL_ERR_INVALID_ARG;
     }
-    return nv__start("nvshmemx_init_attr", *(MPI_Comm *)attr->mpi_comm);
+    return nv__start("nvshmemx_init_attr", *(MPI_Comm *)attr->mpi_comm, true);
 }
 
 int nvshmemx_init_status(void)
@@ -156,6 +243,7 @@ void nvshmem_finalize(void)
 {
     int rc;
     if (nv__sh == NULL) return;
+    if (--nv__inits > 0) return; /* an earlier init is not finalized yet */
     rc = shoal_finalize(nv__sh);
     nv__sh = NULL;
     if (rc != SHOAL_SUCCESS) {
@@ -282,7 +370,7 @@ int nvshmemx_buffer_unregister(void *addr)
                                   int sig_op, int pe)                                                                  \
     {                                                                                                                  \
         nv__need("nvshmem_" #N "_put_signal");                                                                         \
-        if (nelems > SIZE_MAX / sizeof(T)) nv__die("nvshmem_" #N "_put_signal", SHOAL_ERR_INVALID_ARG);                \
+        if (nelems > SIZE_MAX / sizeof(T)) nv__die_msg("nvshmem_" #N "_put_signal", "nelems overflows a size_t");      \
         NV__OK("nvshmem_" #N "_put_signal",                                                                            \
                shoal_put_signal(nv__sh, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe));              \
     }                                                                                                                  \
@@ -290,7 +378,7 @@ int nvshmemx_buffer_unregister(void *addr)
                                       int sig_op, int pe)                                                              \
     {                                                                                                                  \
         nv__need("nvshmem_" #N "_put_signal_nbi");                                                                     \
-        if (nelems > SIZE_MAX / sizeof(T)) nv__die("nvshmem_" #N "_put_signal_nbi", SHOAL_ERR_INVALID_ARG);            \
+        if (nelems > SIZE_MAX / sizeof(T)) nv__die_msg("nvshmem_" #N "_put_signal_nbi", "nelems overflows a size_t");  \
         NV__OK("nvshmem_" #N "_put_signal_nbi",                                                                        \
                shoal_put_signal_nbi(nv__sh, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe));          \
     }
@@ -300,7 +388,7 @@ NVSHMEM__RMA_TYPES(NV__RMA_DEF)
 /* nelems of BITS/8 bytes in bytes, refusing an overflow. */
 static size_t nv__bytes(const char *call, size_t nelems, size_t size)
 {
-    if (nelems > SIZE_MAX / size) nv__die(call, SHOAL_ERR_INVALID_ARG);
+    if (nelems > SIZE_MAX / size) nv__die_msg(call, "nelems overflows a size_t");
     return nelems * size;
 }
 
@@ -559,7 +647,35 @@ SHOAL_AMO_BITWISE_TYPES(NV__AMO_BIT_DEF)
                shoal_##N##_test_some(nv__sh, ivars, nelems, indices, status, cmp, cmp_value, &n));                     \
         return n;                                                                                                      \
     }
+#define NV__TESTV_DEF(T, N)                                                                                            \
+    int nvshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values)              \
+    {                                                                                                                  \
+        int f = 0;                                                                                                     \
+        nv__need("nvshmem_" #N "_test_all_vector");                                                                    \
+        NV__OK("nvshmem_" #N "_test_all_vector",                                                                       \
+               shoal_##N##_test_all_vector(nv__sh, ivars, nelems, status, cmp, cmp_values, &f));                       \
+        return f;                                                                                                      \
+    }                                                                                                                  \
+    size_t nvshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values)           \
+    {                                                                                                                  \
+        size_t i = SIZE_MAX;                                                                                           \
+        nv__need("nvshmem_" #N "_test_any_vector");                                                                    \
+        NV__OK("nvshmem_" #N "_test_any_vector",                                                                       \
+               shoal_##N##_test_any_vector(nv__sh, ivars, nelems, status, cmp, cmp_values, &i));                       \
+        return i;                                                                                                      \
+    }                                                                                                                  \
+    size_t nvshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,        \
+                                          T *cmp_values)                                                               \
+    {                                                                                                                  \
+        size_t n = 0;                                                                                                  \
+        nv__need("nvshmem_" #N "_test_some_vector");                                                                   \
+        NV__OK("nvshmem_" #N "_test_some_vector",                                                                      \
+               shoal_##N##_test_some_vector(nv__sh, ivars, nelems, indices, status, cmp, cmp_values, &n));             \
+        return n;                                                                                                      \
+    }
 SHOAL_WAIT_TYPES(NV__WAIT_DEF)
+SHOAL_WAIT_TYPES(NV__TESTV_DEF)
+#undef NV__TESTV_DEF
 #undef NV__WAIT_DEF
 
 void nvshmem_quiet(void)
@@ -599,18 +715,24 @@ int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_
 
 int nvshmem_team_get_config(nvshmem_team_t team, nvshmem_team_config_t *config)
 {
-    if (nv__team(team) == SHOAL_TEAM_INVALID || config == NULL) return SHOAL_ERR_INVALID_ARG;
+    if (nv__team(team) == SHOAL_TEAM_INVALID || config == NULL) {
+        fprintf(stderr, "nvshmem_team_get_config: %s\n", config == NULL ? "config is NULL" : "not a valid team");
+        return SHOAL_ERR_INVALID_ARG;
+    }
     config->num_contexts = 0;
     return 0;
 }
 
-/* A free handle for a new team, or -1. */
+/* A free slot for a new team, or -1. */
 static int nv__team_slot(void)
 {
-    for (int i = NVSHMEMX_TEAM_NODE + 1; i < NV__TEAMS; i++)
+    for (int i = NV__PREDEFINED; i < NV__TEAMS; i++)
         if (nv__teams[i] == SHOAL_TEAM_INVALID) return i;
     return -1;
 }
+
+/* The handle of slot's team. */
+static nvshmem_team_t nv__handle(int slot) { return (nvshmem_team_t)(slot | (int)(nv__gens[slot] << 8)); }
 
 int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride, int size,
                                const nvshmem_team_config_t *config, long config_mask, nvshmem_team_t *new_team)
@@ -621,20 +743,26 @@ int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride
     (void)config;
     (void)config_mask;
     if (new_team != NULL) *new_team = NVSHMEM_TEAM_INVALID;
-    if (p == SHOAL_TEAM_INVALID || new_team == NULL) {
-        fprintf(stderr, "%s: %s\n", call, new_team == NULL ? "new_team is NULL" : "the parent team is not valid");
+    if (p == SHOAL_TEAM_INVALID) {
+        fprintf(stderr, "%s: the parent team is not valid\n", call);
         return SHOAL_ERR_INVALID_ARG;
     }
+    /* The split is collective: a NULL new_team still takes part, then fails. */
     slot = nv__team_slot();
     rc = shoal_team_split_strided(p, start, stride, size, &t);
     if (rc != SHOAL_SUCCESS) return nv__ret(call, rc);
+    if (new_team == NULL) {
+        if (t != SHOAL_TEAM_INVALID) shoal_team_destroy(t);
+        fprintf(stderr, "%s: new_team is NULL\n", call);
+        return SHOAL_ERR_INVALID_ARG;
+    }
     if (t == SHOAL_TEAM_INVALID) return 0; /* not a member */
     if (slot < 0) {
-        fprintf(stderr, "%s: more than %d teams at once\n", call, NV__TEAMS - 3);
+        fprintf(stderr, "%s: more than %d teams at once\n", call, NV__TEAMS - NV__PREDEFINED);
         return SHOAL_ERR_INVALID_ARG;
     }
     nv__teams[slot] = t;
-    *new_team = slot;
+    *new_team = nv__handle(slot);
     return 0;
 }
 
@@ -662,13 +790,13 @@ int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange, const nvshmem_
         int s = nv__team_slot();
         if (s < 0) return nv__ret(call, SHOAL_ERR_INVALID_ARG);
         nv__teams[s] = x;
-        *xaxis_team = s;
+        *xaxis_team = nv__handle(s);
     }
     if (y != SHOAL_TEAM_INVALID) {
         int s = nv__team_slot();
         if (s < 0) return nv__ret(call, SHOAL_ERR_INVALID_ARG);
         nv__teams[s] = y;
-        *yaxis_team = s;
+        *yaxis_team = nv__handle(s);
     }
     return 0;
 }
@@ -676,9 +804,15 @@ int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange, const nvshmem_
 void nvshmem_team_destroy(nvshmem_team_t team)
 {
     shoal_team_t t = nv__team(team);
-    if (t == SHOAL_TEAM_INVALID || team <= NVSHMEMX_TEAM_NODE) return; /* predefined or invalid: nothing */
+    if (team == NVSHMEM_TEAM_INVALID || (t != SHOAL_TEAM_INVALID && team < NV__PREDEFINED)) return; /* nothing */
+    if (t == SHOAL_TEAM_INVALID) {
+        fprintf(stderr, "nvshmem_team_destroy: team %d is not a valid team of this PE (destroyed already?)\n",
+                (int)team);
+        return;
+    }
     NV__OK("nvshmem_team_destroy", shoal_team_destroy(t));
-    nv__teams[team] = SHOAL_TEAM_INVALID;
+    nv__teams[team & 0xff] = SHOAL_TEAM_INVALID;
+    nv__gens[team & 0xff]++;
 }
 
 /* ------------------------------------------------------------ collectives */
@@ -713,6 +847,8 @@ int nvshmem_team_sync(nvshmem_team_t team)
     NV__TEAM_OR_FAIL("nvshmem_team_sync", team, t);
     return nv__ret("nvshmem_team_sync", shoal_team_sync(t));
 }
+
+int nvshmem_sync(nvshmem_team_t team) { return nvshmem_team_sync(team); }
 
 int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
 {
@@ -872,4 +1008,47 @@ int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest, const void *
     NV__TEAM_OR_FAIL("nvshmemx_alltoallmem_on_stream", team, t);
     return nv__ret("nvshmemx_alltoallmem_on_stream", shoal_alltoallmem_on_stream(t, dest, source, nelems, stream));
 }
+
+#define NV__COLL_STREAM_DEF(T, N)                                                                                      \
+    int nvshmemx_##N##_broadcast_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root,  \
+                                           cudaStream_t stream)                                                        \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmemx_" #N "_broadcast_on_stream", team, t);                                              \
+        return nv__ret("nvshmemx_" #N "_broadcast_on_stream",                                                          \
+                       shoal_##N##_broadcast_on_stream(t, dest, source, nelems, PE_root, stream));                     \
+    }                                                                                                                  \
+    int nvshmemx_##N##_fcollect_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nelems,                \
+                                          cudaStream_t stream)                                                         \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmemx_" #N "_fcollect_on_stream", team, t);                                               \
+        return nv__ret("nvshmemx_" #N "_fcollect_on_stream",                                                           \
+                       shoal_##N##_fcollect_on_stream(t, dest, source, nelems, stream));                               \
+    }                                                                                                                  \
+    int nvshmemx_##N##_alltoall_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nelems,                \
+                                          cudaStream_t stream)                                                         \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmemx_" #N "_alltoall_on_stream", team, t);                                               \
+        return nv__ret("nvshmemx_" #N "_alltoall_on_stream",                                                           \
+                       shoal_##N##_alltoall_on_stream(t, dest, source, nelems, stream));                               \
+    }
+NVSHMEM__RMA_TYPES(NV__COLL_STREAM_DEF)
+#undef NV__COLL_STREAM_DEF
+#define NV__REDUCE_STREAM1(T, N, OP)                                                                                   \
+    int nvshmemx_##N##_##OP##_reduce_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nreduce,          \
+                                               cudaStream_t stream)                                                    \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmemx_" #N "_" #OP "_reduce_on_stream", team, t);                                         \
+        return nv__ret("nvshmemx_" #N "_" #OP "_reduce_on_stream",                                                     \
+                       shoal_##N##_##OP##_reduce_on_stream(t, dest, source, nreduce, stream));                         \
+    }
+#define NV__REDUCE_STREAM_BIT(T, N)                                                                                    \
+    NV__REDUCE_STREAM1(T, N, and) NV__REDUCE_STREAM1(T, N, or) NV__REDUCE_STREAM1(T, N, xor)
+#define NV__REDUCE_STREAM_ARITH(T, N)                                                                                  \
+    NV__REDUCE_STREAM1(T, N, min)                                                                                      \
+    NV__REDUCE_STREAM1(T, N, max) NV__REDUCE_STREAM1(T, N, sum) NV__REDUCE_STREAM1(T, N, prod)
+SHOAL_REDUCE_BITWISE_TYPES(NV__REDUCE_STREAM_BIT)
+SHOAL_REDUCE_ARITH_TYPES(NV__REDUCE_STREAM_ARITH)
+#undef NV__REDUCE_STREAM_BIT
+#undef NV__REDUCE_STREAM_ARITH
+#undef NV__REDUCE_STREAM1
 #endif

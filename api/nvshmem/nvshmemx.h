@@ -15,9 +15,14 @@ extern "C" {
 
 /* nvshmemx_init_attr: where the instance lives. */
 typedef struct nvshmemx_init_attr {
+    int version;
     void *mpi_comm; /* an MPI_Comm * (NVSHMEMX_INIT_WITH_MPI_COMM): the PEs are its ranks */
     int reserved[14];
 } nvshmemx_init_attr_t;
+#define NVSHMEMX_INIT_ATTR_INITIALIZER                                                                                 \
+    {                                                                                                                  \
+        0, NULL, { 0 }                                                                                                 \
+    }
 #define NVSHMEMX_INIT_THREAD_PES (1u << 0)
 #define NVSHMEMX_INIT_WITH_MPI_COMM (1u << 1)
 #define NVSHMEMX_INIT_WITH_SHMEM (1u << 2)
@@ -76,6 +81,28 @@ int nvshmemx_fcollectmem_on_stream(nvshmem_team_t team, void *dest, const void *
                                    cudaStream_t stream);
 int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems,
                                    cudaStream_t stream);
+#define NVSHMEMX__COLL_STREAM_DECL(T, N)                                                                               \
+    int nvshmemx_##N##_broadcast_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root,  \
+                                           cudaStream_t stream);                                                       \
+    int nvshmemx_##N##_fcollect_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nelems,                \
+                                          cudaStream_t stream);                                                        \
+    int nvshmemx_##N##_alltoall_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nelems,                \
+                                          cudaStream_t stream);
+NVSHMEM__RMA_TYPES(NVSHMEMX__COLL_STREAM_DECL)
+#undef NVSHMEMX__COLL_STREAM_DECL
+#define NVSHMEMX__REDUCE_STREAM1(T, N, OP)                                                                             \
+    int nvshmemx_##N##_##OP##_reduce_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nreduce,          \
+                                               cudaStream_t stream);
+#define NVSHMEMX__REDUCE_STREAM_BIT(T, N)                                                                              \
+    NVSHMEMX__REDUCE_STREAM1(T, N, and) NVSHMEMX__REDUCE_STREAM1(T, N, or) NVSHMEMX__REDUCE_STREAM1(T, N, xor)
+#define NVSHMEMX__REDUCE_STREAM_ARITH(T, N)                                                                            \
+    NVSHMEMX__REDUCE_STREAM1(T, N, min)                                                                                \
+    NVSHMEMX__REDUCE_STREAM1(T, N, max) NVSHMEMX__REDUCE_STREAM1(T, N, sum) NVSHMEMX__REDUCE_STREAM1(T, N, prod)
+SHOAL_REDUCE_BITWISE_TYPES(NVSHMEMX__REDUCE_STREAM_BIT)
+SHOAL_REDUCE_ARITH_TYPES(NVSHMEMX__REDUCE_STREAM_ARITH)
+#undef NVSHMEMX__REDUCE_STREAM_BIT
+#undef NVSHMEMX__REDUCE_STREAM_ARITH
+#undef NVSHMEMX__REDUCE_STREAM1
 #endif
 
 #pragma GCC visibility pop

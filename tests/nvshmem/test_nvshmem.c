@@ -24,6 +24,104 @@
 #include "nvshmemx.h"
 #include "common/check.h"
 
+/* The node's size as the test's environment makes it. */
+static int node_size(int n)
+{
+    const char *ns = getenv("SHOAL_NODE_SIZE");
+    int k = ns != NULL && atoi(ns) > 0 ? atoi(ns) : n;
+    return k < n ? k : n;
+}
+
+/* The rest of the API: predefined teams, memory, sized and byte RMA,
+ * signals, the wait and test families, bitwise atomics, the mem
+ * collectives, stale team handles, a second init. */
+static void check_more(int me, int n, int right, int left)
+{
+    int ns = node_size(n);
+    CHECK_EQ_INT(nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE), ns);
+    CHECK_EQ_INT(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE), me % ns);
+    CHECK_EQ_INT(nvshmem_team_n_pes(NVSHMEM_TEAM_SHARED), ns); /* host heaps on shm: all reach each other */
+    CHECK_EQ_INT(nvshmem_team_n_pes(NVSHMEMX_TEAM_SAME_MYPE_NODE), n / ns);
+    CHECK_EQ_INT(nvshmem_team_my_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE), me / ns);
+    CHECK_EQ_INT(nvshmem_sync(NVSHMEMX_TEAM_SAME_MYPE_NODE), 0);
+
+    uint64_t *u = nvshmem_calloc(16, sizeof(uint64_t));
+    unsigned char *b = nvshmem_calloc(64, 1);
+    CHECK(u != NULL && b != NULL);
+    /* nvshmem_ptr: a node peer's copy (shm), NULL for another node's */
+    uint64_t *rp = nvshmem_ptr(u, right);
+    CHECK((rp != NULL) == (right / ns == me / ns));
+    CHECK(nvshmem_ptr(u, me) == u);
+    unsigned char bytes[8] = {1, 2, 3, 4, 5, 6, 7, (unsigned char)me};
+    nvshmem_put8(b, bytes, 8, right);
+    nvshmem_put64(u + 8, &u[15], 1, right); /* zero, 8 bytes */
+    nvshmem_putmem_signal(b + 8, bytes, 8, u, 5, NVSHMEM_SIGNAL_SET, right);
+    nvshmemx_signal_op(u + 1, 3, NVSHMEM_SIGNAL_ADD, right);
+    nvshmem_uint64_atomic_fetch_xor(u + 2, 0xf0, right);
+    CHECK(nvshmem_uint64_atomic_fetch_and(u + 3, 0, right) == 0);
+    nvshmem_barrier_all();
+    CHECK(u[0] == 5 && u[1] == 3 && u[2] == 0xf0 && u[8] == 0);
+    CHECK(b[7] == left && b[15] == left && b[0] == 1 && b[8] == 1);
+    unsigned char g[8];
+    nvshmem_getmem_nbi(g, b, 8, right);
+    nvshmem_quiet();
+    CHECK(g[7] == me);
+    /* wait_until_any/some and the test families on u[4..7], set by left */
+    nvshmem_barrier_all();
+    nvshmem_uint64_p(u + 6, 9, right);
+    size_t i = nvshmem_uint64_wait_until_any(u + 4, 4, NULL, NVSHMEM_CMP_EQ, 9);
+    CHECK(i == 2);
+    size_t idx[4], cnt = nvshmem_uint64_wait_until_some(u + 4, 4, idx, NULL, NVSHMEM_CMP_NE, 0);
+    CHECK(cnt == 1 && idx[0] == 2);
+    uint64_t want[4] = {0, 0, 9, 0};
+    CHECK(nvshmem_uint64_test_all_vector(u + 4, 4, NULL, NVSHMEM_CMP_EQ, want) == 1);
+    int status[4] = {0, 0, 1, 0};
+    CHECK(nvshmem_uint64_test_any(u + 4, 4, status, NVSHMEM_CMP_EQ, 9) == SIZE_MAX);
+    /* mem collectives and a min reduction */
+    int *src = nvshmem_malloc(4 * (size_t)n * sizeof(int)), *dst = nvshmem_malloc(4 * (size_t)n * sizeof(int));
+    CHECK(src != NULL && dst != NULL);
+    for (int k = 0; k < 4 * n; k++) src[k] = me * 100 + k;
+    nvshmem_barrier_all();
+    CHECK_EQ_INT(nvshmem_fcollectmem(NVSHMEM_TEAM_WORLD, dst, src, sizeof(int)), 0);
+    for (int k = 0; k < n; k++) CHECK_EQ_INT(dst[k], k * 100);
+    nvshmem_sync_all();
+    CHECK_EQ_INT(nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, dst, src, 2 * sizeof(int), 0), 0);
+    CHECK_EQ_INT(dst[1], 1);
+    nvshmem_sync_all();
+    CHECK_EQ_INT(nvshmem_alltoallmem(NVSHMEM_TEAM_WORLD, dst, src, sizeof(int)), 0);
+    for (int k = 0; k < n; k++) CHECK_EQ_INT(dst[k], k * 100 + me);
+    nvshmem_sync_all();
+    CHECK_EQ_INT(nvshmem_int_min_reduce(NVSHMEM_TEAM_WORLD, dst, src, 3), 0);
+    CHECK_EQ_INT(dst[2], 2);
+    nvshmem_sync_all();
+
+    /* a destroyed team's handle stays invalid when its slot is reused */
+    nvshmem_team_t a = NVSHMEM_TEAM_INVALID, c = NVSHMEM_TEAM_INVALID;
+    CHECK_EQ_INT(nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &a), 0);
+    nvshmem_team_destroy(a);
+    CHECK_EQ_INT(nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &c), 0);
+    CHECK(a != c && (a & 0xff) == (c & 0xff));
+    CHECK_EQ_INT(nvshmem_team_n_pes(a), -1);
+    CHECK_EQ_INT(nvshmem_team_n_pes(c), n);
+    nvshmem_team_destroy(c);
+
+    /* a second init: counted, matched by a finalize; another communicator refused */
+    nvshmem_init();
+    nvshmem_finalize();
+    CHECK_EQ_INT(nvshmemx_init_status(), NVSHMEM_STATUS_IS_INITIALIZED);
+    if (n > 1) {
+        MPI_Comm self = MPI_COMM_SELF;
+        nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+        attr.mpi_comm = &self;
+        CHECK(nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0);
+    }
+    nvshmem_barrier_all();
+    nvshmem_free(dst);
+    nvshmem_free(src);
+    nvshmem_free(b);
+    nvshmem_free(u);
+}
+
 static void check_world(int me, int n)
 {
     int right = (me + 1) % n, left = (me + n - 1) % n;
@@ -121,7 +219,7 @@ static void check_world(int me, int n)
     for (int k = 0; k < n; k++)
         for (int i = 0; i < 2; i++) CHECK_EQ_INT(dst[2 * k + i], k * 10000 + 2 * me + i);
     nvshmem_sync_all();
-    CHECK_EQ_INT(nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE), nvshmemx_n_pes(NVSHMEMX_TEAM_NODE));
+    check_more(me, n, right, left);
 
     /* teams: the even PEs, and a 2-D split */
     nvshmem_team_t even = NVSHMEM_TEAM_INVALID, xt = NVSHMEM_TEAM_INVALID, yt = NVSHMEM_TEAM_INVALID;
@@ -176,10 +274,11 @@ int main(int argc, char **argv)
 
     CHECK_MSG(strcmp(mode, "init") == 0 || strcmp(mode, "comm") == 0, "usage: test_nvshmem init|comm");
     if (strcmp(mode, "init") == 0) {
-        int major = 0, minor = -1, level = 0;
+        int major = 0, minor = -1, level = 0, provided = -1;
         char name[NVSHMEM_MAX_NAME_LEN];
         CHECK_EQ_INT(nvshmemx_init_status(), NVSHMEM_STATUS_NOT_INITIALIZED);
-        nvshmem_init();
+        CHECK_EQ_INT(nvshmem_init_thread(NVSHMEM_THREAD_SERIALIZED, &provided), 0);
+        CHECK_EQ_INT(provided, NVSHMEM_THREAD_MULTIPLE);
         MPI_Initialized(&init);
         CHECK_MSG(init, "nvshmem_init did not initialize MPI");
         MPI_Query_thread(&level);
