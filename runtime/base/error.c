@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/shoal_mpi_quirks.h"
 #include "base/shoal_instance.h"
 
 #define SHOAL__ERR_LEN 1024
@@ -129,7 +130,17 @@ int shoal__mpi_error(shoal_t sh, const char *call, const char *what, int mpi_rc)
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
 
+    int cls = 0;
+
     if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof(msg), "MPI error %d", mpi_rc);
+    if (strstr(what, "MPI_Win_create") != NULL && MPI_Error_class(mpi_rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_WIN &&
+        (shoal__mpi_quirks() & SHOAL__MPI_OSC_RDMA_ONLY))
+        return shoal__error(sh, SHOAL_ERR_MPI, call,
+                            "%s failed: %s (this Open MPI makes windows with osc/rdma only: its osc setting leaves "
+                            "no other component; osc/rdma makes none where the shared-memory BTL has no single-copy "
+                            "mechanism, as where CMA is turned off or process_vm_readv is not permitted, which "
+                            "containers often do: set OMPI_MCA_osc=sm,ucx, or allow CMA)",
+                            what, msg);
     return shoal__error(sh, SHOAL_ERR_MPI, call, "%s failed: %s", what, msg);
 }
 

@@ -46,7 +46,9 @@ static void quirks_find(void)
     if (MPI_Get_library_version(v, &len) != MPI_SUCCESS) return;
     v[strcspn(v, "\n,")] = '\0';
     o = strstr(v, "Open MPI v");
-    if (o != NULL && sscanf(o, "Open MPI v%d.%d", &major, &minor) == 2 && major == 4 && minor <= 1 && osc_rdma_only()) {
+    if (o != NULL && osc_rdma_only()) quirks |= SHOAL__MPI_OSC_RDMA_ONLY;
+    if (o != NULL && sscanf(o, "Open MPI v%d.%d", &major, &minor) == 2 && major == 4 && minor <= 1 &&
+        (quirks & SHOAL__MPI_OSC_RDMA_ONLY)) {
         quirks |= SHOAL__MPI_SELF_CAS64;
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_RMA,
                    "%s: an 8-byte compare-and-swap on this PE's own word of a window is the CPU's (osc/rdma "

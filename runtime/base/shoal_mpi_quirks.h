@@ -21,6 +21,12 @@ enum {
      * with the CPU's atomics (directly, or on an active message), so shoal
      * makes this one with the CPU's compare-and-swap on its own word. */
     SHOAL__MPI_SELF_CAS64 = 1u << 0,
+    /* Open MPI whose osc setting leaves osc/rdma alone for MPI_Win_create
+     * (Debian's): it makes no window where the shared-memory BTL has no
+     * single-copy mechanism (CMA turned off, or forbidden: process_vm_readv
+     * needs ptrace permission). A failed MPI_Win_create says so
+     * (base/error.c). */
+    SHOAL__MPI_OSC_RDMA_ONLY = 1u << 1,
 };
 
 /* The quirks of the MPI this process runs on (after MPI_Init; thread-safe). */
