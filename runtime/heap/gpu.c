@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/gpu_amo.h"
 #include "heap/shoal_gpu_share.h"
 #include "base/shoal_instance.h"
 
@@ -45,6 +44,7 @@ int shoal__gpu_shared(shoal_t sh, int pe)
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "heap/gpu_amo.h"
 #include "heap/shoal_gpu.h"
 #include "base/shoal_env.h"
 
