@@ -102,9 +102,17 @@ static int shoal__gpus_find(shoal_topo_t topo)
 
     for (i = 0; i < topo->n_gpus; i++) {
         shoal__topo_gpu_t *g = &topo->gpus[i];
+        unsigned d, b, v, f;
         g->nic = -1;
         g->numa = -1;
         shoal__topo_busid(g->pci, g->bus_id);
+        /* A device number above 1f or a function above 7 is no PCI address
+         * (a damaged XML): the GPU could never be found by its bus id. */
+        if (shoal__topo_busid_parse(g->bus_id, &d, &b, &v, &f) != SHOAL_SUCCESS)
+            return shoal__topo_error(SHOAL_ERR_TOPOLOGY,
+                                     "shoal_topo_load: a GPU has PCI address %s, which is not one (device above 1f "
+                                     "or function above 7: was the XML edited by hand?)",
+                                     g->bus_id);
         g->near = hwloc_get_non_io_ancestor_obj(topo->hw, g->pci);
         g->name = shoal__gpu_name(g->pci);
         if (!g->name) return shoal__topo_error(SHOAL_ERR_NO_MEMORY, "shoal_topo_load: out of memory");
