@@ -266,10 +266,11 @@ SHOAL__ISIZED_DECL(128)
 #undef SHOAL__ISIZED_DECL
 
 /* OpenSHMEM standard RMA types: X(TYPE, NAME). */
-#define SHOAL_RMA_TYPES(X)                                                                                             \
+#define SHOAL_RMA_TYPES(X) SHOAL_RMA_STD_TYPES(X) X(long double, longdouble)
+/* The same without long double (NVSHMEM's standard RMA types). */
+#define SHOAL_RMA_STD_TYPES(X)                                                                                         \
     X(float, float)                                                                                                    \
     X(double, double)                                                                                                  \
-    X(long double, longdouble)                                                                                         \
     X(char, char)                                                                                                      \
     X(signed char, schar)                                                                                              \
     X(short, short)                                                                                                    \

@@ -579,18 +579,8 @@ SHOAL_RMA_TYPES(SHOAL__DEV_TYPED)
 /* Each returns a status; fetching ones store the old value in *fetched_p
  * (on success; fetched_p may be NULL). Relaxed, system scope. */
 
-/* The atomic op (SHOAL_DEV_AMO_*: the host's numbering) on pe's *dest
- * through the proxy; fetch: wait for the old value. */
-enum {
-    SHOAL__DEV_AMO_FETCH = 0,
-    SHOAL__DEV_AMO_SET = 1,
-    SHOAL__DEV_AMO_SWAP = 2,
-    SHOAL__DEV_AMO_CSWAP = 3,
-    SHOAL__DEV_AMO_ADD = 4,
-    SHOAL__DEV_AMO_AND = 5,
-    SHOAL__DEV_AMO_OR = 6,
-    SHOAL__DEV_AMO_XOR = 7
-};
+/* The atomic op (SHOAL_DEVICE_AMO_*) on pe's *dest through the proxy;
+ * fetch: wait for the old value. */
 template <typename T>
 static __device__ __forceinline__ int shoal__dev_amo_proxy(const shoal_device_t &dev, int op, const T *dest, T value,
                                                            T cond, int pe, T *fetched_p, bool fetch)
@@ -612,7 +602,7 @@ static __device__ __forceinline__ int shoal_dev_atomic_fetch(const shoal_device_
     T *p;
     int rc = shoal__dev_amo_target(dev, src, pe, &p);
     if (rc == SHOAL__DEV_VIA_PROXY)
-        return shoal__dev_amo_proxy<T>(dev, SHOAL__DEV_AMO_FETCH, src, 0, 0, pe, value_p, true);
+        return shoal__dev_amo_proxy<T>(dev, SHOAL_DEVICE_AMO_FETCH, src, 0, 0, pe, value_p, true);
     if (rc != SHOAL_SUCCESS) return rc;
     *value_p = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).load(cuda::memory_order_relaxed);
     return SHOAL_SUCCESS;
@@ -625,7 +615,7 @@ static __device__ __forceinline__ int shoal_dev_atomic_set(const shoal_device_t 
     T *p;
     int rc = shoal__dev_amo_target(dev, dest, pe, &p);
     if (rc == SHOAL__DEV_VIA_PROXY)
-        return shoal__dev_amo_proxy<T>(dev, SHOAL__DEV_AMO_SET, dest, value, 0, pe, NULL, false);
+        return shoal__dev_amo_proxy<T>(dev, SHOAL_DEVICE_AMO_SET, dest, value, 0, pe, NULL, false);
     if (rc != SHOAL_SUCCESS) return rc;
     cuda::atomic_ref<T, cuda::thread_scope_system>(*p).store(value, cuda::memory_order_relaxed);
     return SHOAL_SUCCESS;
@@ -639,7 +629,7 @@ static __device__ __forceinline__ int shoal_dev_atomic_swap(const shoal_device_t
     T *p;
     int rc = shoal__dev_amo_target(dev, dest, pe, &p);
     if (rc == SHOAL__DEV_VIA_PROXY)
-        return shoal__dev_amo_proxy<T>(dev, SHOAL__DEV_AMO_SWAP, dest, value, 0, pe, fetched_p, true);
+        return shoal__dev_amo_proxy<T>(dev, SHOAL_DEVICE_AMO_SWAP, dest, value, 0, pe, fetched_p, true);
     if (rc != SHOAL_SUCCESS) return rc;
     T old = cuda::atomic_ref<T, cuda::thread_scope_system>(*p).exchange(value, cuda::memory_order_relaxed);
     if (fetched_p != NULL) *fetched_p = old;
@@ -656,7 +646,7 @@ static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_
     T *p;
     int rc = shoal__dev_amo_target(dev, dest, pe, &p);
     if (rc == SHOAL__DEV_VIA_PROXY)
-        return shoal__dev_amo_proxy<T>(dev, SHOAL__DEV_AMO_CSWAP, dest, value, cond, pe, fetched_p, true);
+        return shoal__dev_amo_proxy<T>(dev, SHOAL_DEVICE_AMO_CSWAP, dest, value, cond, pe, fetched_p, true);
     if (rc != SHOAL_SUCCESS) return rc;
     T old = cond;
     cuda::atomic_ref<T, cuda::thread_scope_system>(*p).compare_exchange_strong(old, value, cuda::memory_order_relaxed);
@@ -665,7 +655,7 @@ static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_
 }
 
 /* shoal_dev_atomic_fetch_OP (old value to *fetched_p) and shoal_dev_atomic_OP. */
-#define SHOAL__DEV_AMO_OP(OP, CODE)                                                                                    \
+#define SHOAL_DEVICE_AMO_OP(OP, CODE)                                                                                  \
     template <typename T>                                                                                              \
     static __device__ __forceinline__ int shoal_dev_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,              \
                                                                       typename shoal__dev_same<T>::type value, int pe, \
@@ -691,11 +681,11 @@ static __device__ __forceinline__ int shoal_dev_atomic_compare_swap(const shoal_
         cuda::atomic_ref<T, cuda::thread_scope_system>(*p).fetch_##OP(value, cuda::memory_order_relaxed);              \
         return SHOAL_SUCCESS;                                                                                          \
     }
-SHOAL__DEV_AMO_OP(add, SHOAL__DEV_AMO_ADD)
-SHOAL__DEV_AMO_OP(and, SHOAL__DEV_AMO_AND)
-SHOAL__DEV_AMO_OP(or, SHOAL__DEV_AMO_OR)
-SHOAL__DEV_AMO_OP(xor, SHOAL__DEV_AMO_XOR)
-#undef SHOAL__DEV_AMO_OP
+SHOAL_DEVICE_AMO_OP(add, SHOAL_DEVICE_AMO_ADD)
+SHOAL_DEVICE_AMO_OP(and, SHOAL_DEVICE_AMO_AND)
+SHOAL_DEVICE_AMO_OP(or, SHOAL_DEVICE_AMO_OR)
+SHOAL_DEVICE_AMO_OP(xor, SHOAL_DEVICE_AMO_XOR)
+#undef SHOAL_DEVICE_AMO_OP
 
 template <typename T>
 static __device__ __forceinline__ int shoal_dev_atomic_fetch_inc(const shoal_device_t &dev, T *dest, int pe,
@@ -735,7 +725,7 @@ static __device__ __forceinline__ int shoal_dev_test(T *ivar, int cmp, typename 
 
 /* ------------------------------------------------------------ atomics and waits, typed */
 
-#define SHOAL__DEV_AMO_TYPED_OP(T, N, OP)                                                                              \
+#define SHOAL_DEVICE_AMO_TYPED_OP(T, N, OP)                                                                            \
     static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch_##OP(const shoal_device_t &dev, T *dest,        \
                                                                             T value, int pe, T *fetched_p)             \
     {                                                                                                                  \
@@ -750,7 +740,7 @@ static __device__ __forceinline__ int shoal_dev_test(T *ivar, int cmp, typename 
 /* shoal_dev_<N>_atomic_fetch, _set, _swap, _compare_swap, _fetch_add/_add,
  * _fetch_inc/_inc, _fetch_and/_and, _fetch_or/_or, _fetch_xor/_xor;
  * shoal_dev_<N>_wait_until, shoal_dev_<N>_test. */
-#define SHOAL__DEV_AMO_TYPED(T, N)                                                                                     \
+#define SHOAL_DEVICE_AMO_TYPED(T, N)                                                                                   \
     static __device__ __forceinline__ int shoal_dev_##N##_atomic_fetch(const shoal_device_t &dev, const T *src,        \
                                                                        int pe, T *value_p)                             \
     {                                                                                                                  \
@@ -780,10 +770,10 @@ static __device__ __forceinline__ int shoal_dev_test(T *ivar, int cmp, typename 
     {                                                                                                                  \
         return shoal_dev_atomic_inc<T>(dev, dest, pe);                                                                 \
     }                                                                                                                  \
-    SHOAL__DEV_AMO_TYPED_OP(T, N, add)                                                                                 \
-    SHOAL__DEV_AMO_TYPED_OP(T, N, and)                                                                                 \
-    SHOAL__DEV_AMO_TYPED_OP(T, N, or)                                                                                  \
-    SHOAL__DEV_AMO_TYPED_OP(T, N, xor)                                                                                 \
+    SHOAL_DEVICE_AMO_TYPED_OP(T, N, add)                                                                               \
+    SHOAL_DEVICE_AMO_TYPED_OP(T, N, and)                                                                               \
+    SHOAL_DEVICE_AMO_TYPED_OP(T, N, or)                                                                                \
+    SHOAL_DEVICE_AMO_TYPED_OP(T, N, xor)                                                                               \
     static __device__ __forceinline__ T shoal_dev_##N##_wait_until(T *ivar, int cmp, T value)                          \
     {                                                                                                                  \
         return shoal_dev_wait_until<T>(ivar, cmp, value);                                                              \
@@ -792,9 +782,9 @@ static __device__ __forceinline__ int shoal_dev_test(T *ivar, int cmp, typename 
     {                                                                                                                  \
         return shoal_dev_test<T>(ivar, cmp, value);                                                                    \
     }
-SHOAL_DEV_AMO_TYPES(SHOAL__DEV_AMO_TYPED)
-#undef SHOAL__DEV_AMO_TYPED
-#undef SHOAL__DEV_AMO_TYPED_OP
+SHOAL_DEV_AMO_TYPES(SHOAL_DEVICE_AMO_TYPED)
+#undef SHOAL_DEVICE_AMO_TYPED
+#undef SHOAL_DEVICE_AMO_TYPED_OP
 
 /* ------------------------------------------------------------ signals */
 

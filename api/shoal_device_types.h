@@ -64,6 +64,18 @@ enum {
     SHOAL_DEVICE_PROXY_ACK = 0x100
 };
 #define SHOAL_DEVICE_PROXY_LEADERS 1
+/* A SHOAL_DEVICE_PROXY_AMO request's atomic (arg's low byte): the host's
+ * numbering of atomics (runtime/proxy/proxy.c checks they agree). */
+enum {
+    SHOAL_DEVICE_AMO_FETCH = 0,
+    SHOAL_DEVICE_AMO_SET = 1,
+    SHOAL_DEVICE_AMO_SWAP = 2,
+    SHOAL_DEVICE_AMO_CSWAP = 3,
+    SHOAL_DEVICE_AMO_ADD = 4,
+    SHOAL_DEVICE_AMO_AND = 5,
+    SHOAL_DEVICE_AMO_OR = 6,
+    SHOAL_DEVICE_AMO_XOR = 7
+};
 /* Bytes of proxy scratch per team id (reductions with members out of load/store reach). */
 #define SHOAL_DEVICE_PROXY_SCRATCH ((unsigned long long)64 << 10)
 

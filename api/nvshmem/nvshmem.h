@@ -113,30 +113,7 @@ void nvshmem_free(void *ptr);
 void *nvshmem_ptr(const void *dest, int pe);
 
 /* RMA. Types: NVSHMEM's standard RMA types. */
-#define NVSHMEM__RMA_TYPES(X)                                                                                          \
-    X(float, float)                                                                                                    \
-    X(double, double)                                                                                                  \
-    X(char, char)                                                                                                      \
-    X(signed char, schar)                                                                                              \
-    X(short, short)                                                                                                    \
-    X(int, int)                                                                                                        \
-    X(long, long)                                                                                                      \
-    X(long long, longlong)                                                                                             \
-    X(unsigned char, uchar)                                                                                            \
-    X(unsigned short, ushort)                                                                                          \
-    X(unsigned int, uint)                                                                                              \
-    X(unsigned long, ulong)                                                                                            \
-    X(unsigned long long, ulonglong)                                                                                   \
-    X(int8_t, int8)                                                                                                    \
-    X(int16_t, int16)                                                                                                  \
-    X(int32_t, int32)                                                                                                  \
-    X(int64_t, int64)                                                                                                  \
-    X(uint8_t, uint8)                                                                                                  \
-    X(uint16_t, uint16)                                                                                                \
-    X(uint32_t, uint32)                                                                                                \
-    X(uint64_t, uint64)                                                                                                \
-    X(size_t, size)                                                                                                    \
-    X(ptrdiff_t, ptrdiff)
+#define NVSHMEM__RMA_TYPES(X) SHOAL_RMA_STD_TYPES(X)
 
 #define NVSHMEM__RMA_DECL(T, N)                                                                                        \
     void nvshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                                           \

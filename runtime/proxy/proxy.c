@@ -28,6 +28,11 @@
 #include "proxy/shoal_proxy.h"
 #include "transport/transport.h"
 
+#define PROXY_SAME_AMO(OP) ((int)SHOAL_DEVICE_AMO_##OP == (int)SHOAL__AMO_##OP)
+_Static_assert(PROXY_SAME_AMO(FETCH) && PROXY_SAME_AMO(SET) && PROXY_SAME_AMO(SWAP) && PROXY_SAME_AMO(CSWAP) &&
+                   PROXY_SAME_AMO(ADD) && PROXY_SAME_AMO(AND) && PROXY_SAME_AMO(OR) && PROXY_SAME_AMO(XOR),
+               "kernels number atomics as the host does");
+
 /* Barrier groups: a team id (< SHOAL_DEVICE_TEAMS), all PEs, the leaders. */
 #define PROXY_GROUP_ALL SHOAL_DEVICE_TEAMS
 #define PROXY_GROUP_LEADERS (SHOAL_DEVICE_TEAMS + 1)

@@ -94,7 +94,7 @@ static void test_rma(void)
                 CUDA_OK(cudaDeviceSynchronize());
                 SH_OK(sh, shoal_barrier_all(sh));
                 rma_kernel<<<1, 128>>>(dev, sc, op, is_put ? sym + off : local + off, is_put ? local + off : sym + off,
-                                       n, is_put ? right : right, derr);
+                                       n, right, derr);
                 CUDA_OK(cudaDeviceSynchronize());
                 check_dev_err(derr, op_name[op]);
                 SH_OK(sh, shoal_barrier_all(sh));
