@@ -540,7 +540,7 @@ examples = sources('examples/*.c', *(['examples/gpu/*.cu'] if nvcc else []))
 bench = sources('bench/*.c', *(['bench/*.cu'] if nvcc else []))
 # Every public header; the CUDA ones include shoal_device_types.h.
 # Internal headers (*_internal.h: what api/'s files share) are not installed.
-headers = sorted(h for h in glob.glob('api/*.h') + glob.glob('api/*.cuh') + glob.glob('api/shmem/*.h') + glob.glob('api/nvshmem/*.h')
+headers = sorted(h for h in glob.glob('api/*.h') + glob.glob('api/*.cuh') + glob.glob('api/shmem/*.h') + glob.glob('api/nvshmem/*.h') + glob.glob('api/nvshmem/*.cuh')
                  if not h.endswith('_internal.h'))
 header_text = open('api/shoal.h').read() if os.path.isfile('api/shoal.h') else ''
 version = [(re.search(r'#define SHOAL_VERSION_%s (\d+)' % part, header_text) or [0, '0'])[1]

@@ -603,7 +603,9 @@ SHOAL_EXPORT int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *s
     X(uint64_t, uint64)                                                                                                \
     X(size_t, size)
 /* min, max, sum, prod: */
-#define SHOAL_REDUCE_ARITH_TYPES(X)                                                                                    \
+#define SHOAL_REDUCE_ARITH_TYPES(X) SHOAL_REDUCE_ARITH_STD_TYPES(X) X(long double, longdouble)
+/* The same without long double (those kernels can reduce too). */
+#define SHOAL_REDUCE_ARITH_STD_TYPES(X)                                                                                \
     X(char, char)                                                                                                      \
     X(signed char, schar)                                                                                              \
     X(short, short)                                                                                                    \
@@ -613,8 +615,7 @@ SHOAL_EXPORT int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *s
     X(ptrdiff_t, ptrdiff)                                                                                              \
     SHOAL_REDUCE_BITWISE_TYPES(X)                                                                                      \
     X(float, float)                                                                                                    \
-    X(double, double)                                                                                                  \
-    X(long double, longdouble)
+    X(double, double)
 /* sum and prod also (C only: C++ has no _Complex): */
 #define SHOAL_REDUCE_COMPLEX_TYPES(X)                                                                                  \
     X(double _Complex, complexd)                                                                                       \

@@ -15,8 +15,12 @@
  * machine without GPUs. NVSHMEM_SYMMETRIC_SIZE sets its size; SHOAL_*
  * variables apply as for shoal.
  *
- * Not carried yet: the device API (kernels), nvshmemx_collective_launch,
- * contexts, the unique-id bootstrap; README lists every difference.
+ * Kernels: compiled by nvcc, this header also declares NVSHMEM's device
+ * API (nvshmem_device.cuh), carried by shoal's device API through a
+ * per-module copy of the instance's device state that nvshmem_init fills.
+ *
+ * Not carried: contexts, the unique-id bootstrap, NVLS multimem pointers;
+ * README ("NVSHMEM programs") lists every difference.
  */
 #ifndef SHOAL_NVSHMEM_H
 #define SHOAL_NVSHMEM_H
@@ -25,6 +29,7 @@
 #include <stdint.h>
 
 #include "shoal.h"
+#include "shoal_device_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,6 +79,8 @@ typedef int32_t nvshmem_team_t;
 #define NVSHMEM_TEAM_SHARED_INDEX 1
 #define NVSHMEM_TEAM_NODE_INDEX 2
 #define NVSHMEM_TEAM_SAME_MYPE_NODE_INDEX 3
+/* Team slots: the predefined four and the splits (a handle's low byte). */
+#define SHOAL_NVSHMEM_TEAM_SLOTS (SHOAL_TEAM_MAX + 3)
 
 typedef struct nvshmem_team_config {
     int version;
@@ -253,11 +260,32 @@ SHOAL_REDUCE_ARITH_TYPES(NVSHMEM__REDUCE_ARITH_DECL)
 #undef NVSHMEM__REDUCE_ARITH_DECL
 #undef NVSHMEM__REDUCE_DECL1
 
+/* What kernels find of the process's instance (nvshmem_device.cuh keeps a
+ * copy in each CUDA module that includes this header): shoal's device
+ * handle and each team slot's. nvshmem_init fills it on the GPU it uses,
+ * team splits and destroys update it, nvshmem_finalize clears it. */
+typedef struct shoal_nvshmem_device_state {
+    int ready;  /* 1 between nvshmem_init and nvshmem_finalize, on a GPU heap */
+    int why;    /* not ready: SHOAL_ERR_INVALID_INSTANCE (no instance) or SHOAL_ERR_UNSUPPORTED (host heap) */
+    int device; /* the CUDA device the instance uses */
+    shoal_device_t dev;
+    shoal_dev_team_t teams[SHOAL_NVSHMEM_TEAM_SLOTS];
+    unsigned gens[SHOAL_NVSHMEM_TEAM_SLOTS];   /* each slot's generation (a handle's bits 8 and up) */
+    int team_status[SHOAL_NVSHMEM_TEAM_SLOTS]; /* SHOAL_SUCCESS: teams[i] usable in kernels; else why not */
+} shoal_nvshmem_device_state_t;
+/* A module's copier of that state (nvshmem_device.cuh registers one per
+ * module at load): called with the new state whenever it changes, and at
+ * once where an instance exists; returns a cudaError_t. */
+void shoal_nvshmem_device_register(int (*bind)(const shoal_nvshmem_device_state_t *state));
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
 
 #include "nvshmemx.h"
+#ifdef __CUDACC__
+#include "nvshmem_device.cuh"
+#endif
 
 #endif /* SHOAL_NVSHMEM_H */

@@ -2,6 +2,7 @@
  * instance per process, teams as small integers, and the NVSHMEM
  * convention for errors (print, end the job). */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 
 #define NV__HIDDEN __attribute__((visibility("hidden")))
 /* Team slots: the three predefined ones, then the splits. */
-#define NV__TEAMS (SHOAL_TEAM_MAX + 3)
+#define NV__TEAMS SHOAL_NVSHMEM_TEAM_SLOTS
 
 static shoal_t nv__sh;
 static MPI_Comm nv__comm = MPI_COMM_NULL; /* the communicator it lives on (a second init must name the same) */
@@ -86,6 +87,117 @@ static shoal_team_t nv__team(nvshmem_team_t t)
     int slot = t & 0xff;
     if (nv__sh == NULL || t < 0 || slot >= NV__TEAMS || (unsigned)t >> 8 != nv__gens[slot]) return SHOAL_TEAM_INVALID;
     return nv__teams[slot];
+}
+
+/* ------------------------------------------------------------ kernels' state */
+
+/* Each CUDA module that includes nvshmem.h registers a copier of the
+ * device state (nvshmem_device.cuh); the copies follow nv__state. */
+#define NV__BINDERS 256
+static pthread_mutex_t nv__bind_lock = PTHREAD_MUTEX_INITIALIZER;
+static int (*nv__binders[NV__BINDERS])(const shoal_nvshmem_device_state_t *);
+static int nv__nbinders;
+static shoal_nvshmem_device_state_t nv__state = {.why = SHOAL_ERR_INVALID_INSTANCE, .device = -1};
+static bool nv__state_filled; /* nv__state describes the instance (filled when a module first needs it) */
+
+/* Copy the state into one module, on the instance's GPU; a failure is
+ * reported (that module's kernels then trap, saying the state is not set). */
+static void nv__bind_one(int (*bind)(const shoal_nvshmem_device_state_t *))
+{
+    int rc = bind(&nv__state);
+    if (rc != 0)
+        fprintf(stderr,
+                "shoal: NVSHMEM: could not give a CUDA module the device state (cudaMemcpyToSymbol: CUDA error %d); "
+                "its kernels' NVSHMEM calls will trap\n",
+                rc);
+}
+
+#if SHOAL_HAVE_CUDA
+/* Slot's team as kernels see it. */
+static void nv__state_team(int slot)
+{
+    memset(&nv__state.teams[slot], 0, sizeof(nv__state.teams[slot]));
+    nv__state.gens[slot] = nv__gens[slot];
+    nv__state.team_status[slot] = SHOAL_ERR_INVALID_ARG;
+    if (nv__teams[slot] != SHOAL_TEAM_INVALID)
+        nv__state.team_status[slot] = shoal_team_device_get(nv__teams[slot], &nv__state.teams[slot]);
+}
+#endif
+
+/* Describe the instance for kernels: shoal's device handle (GPU heap only;
+ * it starts the device proxy where a PE needs it) and every team slot. */
+static void nv__state_fill(void)
+{
+    memset(&nv__state, 0, sizeof(nv__state));
+    nv__state.why = SHOAL_ERR_INVALID_INSTANCE;
+    nv__state.device = -1;
+    nv__state_filled = true;
+    if (nv__sh == NULL) return;
+#if SHOAL_HAVE_CUDA
+    nv__state.device = shoal_cuda_device(nv__sh);
+    if (nv__state.device < 0 || shoal_device_get(nv__sh, &nv__state.dev) != SHOAL_SUCCESS) {
+        nv__state.why = SHOAL_ERR_UNSUPPORTED;
+        return;
+    }
+    for (int i = 0; i < NV__TEAMS; i++) nv__state_team(i);
+    nv__state.ready = 1;
+    nv__state.why = SHOAL_SUCCESS;
+#else
+    nv__state.why = SHOAL_ERR_UNSUPPORTED;
+#endif
+}
+
+/* Every module's copy follows nv__state (filled first where it is not).
+ * The copies go to the instance's GPU: the CUDA runtime of each module
+ * follows the thread's current device, set here for the call. */
+static void nv__publish(void)
+{
+    pthread_mutex_lock(&nv__bind_lock);
+    if (nv__nbinders > 0) {
+#if SHOAL_HAVE_CUDA
+        int prev = -1;
+        bool moved = false;
+        if (!nv__state_filled) nv__state_fill();
+        if (nv__state.device >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != nv__state.device)
+            moved = cudaSetDevice(nv__state.device) == cudaSuccess;
+#endif
+        for (int i = 0; i < nv__nbinders; i++) nv__bind_one(nv__binders[i]);
+#if SHOAL_HAVE_CUDA
+        if (moved) cudaSetDevice(prev);
+        cudaGetLastError();
+#endif
+    }
+    pthread_mutex_unlock(&nv__bind_lock);
+}
+
+/* A team slot changed (split, destroy): the copies learn it. */
+static void nv__publish_team(int slot)
+{
+#if SHOAL_HAVE_CUDA
+    if (nv__state_filled && nv__state.ready) nv__state_team(slot);
+#else
+    (void)slot;
+#endif
+    nv__publish();
+}
+
+void shoal_nvshmem_device_register(int (*bind)(const shoal_nvshmem_device_state_t *state))
+{
+    bool now;
+    if (bind == NULL) return;
+    pthread_mutex_lock(&nv__bind_lock);
+    if (nv__nbinders == NV__BINDERS) {
+        pthread_mutex_unlock(&nv__bind_lock);
+        fprintf(stderr,
+                "shoal: NVSHMEM: more than %d CUDA modules include nvshmem.h; the kernels of the %dth and "
+                "later ones will trap on NVSHMEM calls\n",
+                NV__BINDERS, NV__BINDERS + 1);
+        return;
+    }
+    nv__binders[nv__nbinders++] = bind;
+    now = nv__sh != NULL; /* a module loaded after nvshmem_init */
+    pthread_mutex_unlock(&nv__bind_lock);
+    if (now) nv__publish();
 }
 
 /* ------------------------------------------------------------ life */
@@ -173,6 +285,8 @@ static int nv__start(const char *call, MPI_Comm comm, bool comm_given)
     nv__teams[NVSHMEM_TEAM_WORLD] = shoal_team_world(nv__sh);
     nv__teams[NVSHMEMX_TEAM_NODE] = shoal_team_node(nv__sh);
     nv__teams_make();
+    nv__state_filled = false;
+    nv__publish();
     return 0;
 }
 
@@ -241,11 +355,15 @@ int nvshmemx_init_status(void)
 
 void nvshmem_finalize(void)
 {
+    shoal_t sh = nv__sh;
     int rc;
     if (nv__sh == NULL) return;
     if (--nv__inits > 0) return; /* an earlier init is not finalized yet */
-    rc = shoal_finalize(nv__sh);
+    /* Kernels launched from now on trap, saying so, instead of using a dead heap. */
     nv__sh = NULL;
+    nv__state_fill();
+    nv__publish();
+    rc = shoal_finalize(sh);
     if (rc != SHOAL_SUCCESS) {
         fprintf(stderr, "nvshmem_finalize: %s\n", shoal_last_error(NULL));
         nvshmem_global_exit(1);
@@ -763,6 +881,7 @@ int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride
     }
     nv__teams[slot] = t;
     *new_team = nv__handle(slot);
+    nv__publish_team(slot);
     return 0;
 }
 
@@ -791,12 +910,14 @@ int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange, const nvshmem_
         if (s < 0) return nv__ret(call, SHOAL_ERR_INVALID_ARG);
         nv__teams[s] = x;
         *xaxis_team = nv__handle(s);
+        nv__publish_team(s);
     }
     if (y != SHOAL_TEAM_INVALID) {
         int s = nv__team_slot();
         if (s < 0) return nv__ret(call, SHOAL_ERR_INVALID_ARG);
         nv__teams[s] = y;
         *yaxis_team = nv__handle(s);
+        nv__publish_team(s);
     }
     return 0;
 }
@@ -813,6 +934,7 @@ void nvshmem_team_destroy(nvshmem_team_t team)
     NV__OK("nvshmem_team_destroy", shoal_team_destroy(t));
     nv__teams[team & 0xff] = SHOAL_TEAM_INVALID;
     nv__gens[team & 0xff]++;
+    nv__publish_team(team & 0xff);
 }
 
 /* ------------------------------------------------------------ collectives */

@@ -38,6 +38,18 @@ enum nvshmemx_init_status {
 };
 int nvshmemx_init_status(void);
 
+/* Statuses of the calls below that return one (nvshmemx_collective_launch...). */
+enum nvshmemx_status {
+    NVSHMEMX_SUCCESS = 0,
+    NVSHMEMX_ERROR_INVALID_VALUE = 1,
+    NVSHMEMX_ERROR_OUT_OF_MEMORY = 2,
+    NVSHMEMX_ERROR_NOT_SUPPORTED = 3,
+    NVSHMEMX_ERROR_SYMMETRY = 4,
+    NVSHMEMX_ERROR_GPU_NOT_SELECTED = 5,
+    NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED = 6,
+    NVSHMEMX_ERROR_INTERNAL = 7
+};
+
 /* The PE's number in NVSHMEMX_TEAM_NODE and its size. */
 int nvshmemx_my_pe(nvshmem_team_t team);
 int nvshmemx_n_pes(nvshmem_team_t team);
@@ -56,6 +68,70 @@ void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 
 #ifdef SHOAL_NVSHMEM_STREAMS
 #include <cuda_runtime_api.h>
+#include <stdio.h>
+
+/* Kernels whose PEs wait for each other inside (device barriers and
+ * collectives) need every block of the grid resident at once: a
+ * cooperative launch (cudaLaunchCooperativeKernel), which fails rather
+ * than start a grid that does not fit. Inline, so that the kernel is
+ * looked up in the caller's CUDA runtime, where it is registered. Returns
+ * NVSHMEMX_SUCCESS, or NVSHMEMX_ERROR_* after printing why. PEs that share
+ * a GPU share its SMs: their grids together must fit (MPS), which no
+ * launch can check. */
+static inline int nvshmemx_collective_launch(const void *func, dim3 gridDims, dim3 blockDims, void **args,
+                                             size_t sharedMem, cudaStream_t stream)
+{
+    cudaError_t err;
+    if (nvshmemx_init_status() != NVSHMEM_STATUS_IS_INITIALIZED) {
+        fprintf(stderr, "nvshmemx_collective_launch: called before nvshmem_init (or after nvshmem_finalize)\n");
+        return NVSHMEMX_ERROR_GPU_NOT_SELECTED;
+    }
+    if (func == NULL) {
+        fprintf(stderr, "nvshmemx_collective_launch: func is NULL\n");
+        return NVSHMEMX_ERROR_INVALID_VALUE;
+    }
+    err = cudaLaunchCooperativeKernel(func, gridDims, blockDims, args, sharedMem, stream);
+    if (err != cudaSuccess) {
+        fprintf(stderr,
+                "PE %d: nvshmemx_collective_launch: grid %ux%ux%u of blocks %ux%ux%u, %zu bytes of shared memory: "
+                "cudaLaunchCooperativeKernel: %s%s\n",
+                nvshmem_my_pe(), gridDims.x, gridDims.y, gridDims.z, blockDims.x, blockDims.y, blockDims.z, sharedMem,
+                cudaGetErrorString(err),
+                err == cudaErrorCooperativeLaunchTooLarge
+                    ? " (more blocks than fit at once: nvshmemx_collective_launch_query_gridsize gives the most)"
+                    : "");
+        cudaGetLastError();
+        return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+    }
+    return NVSHMEMX_SUCCESS;
+}
+
+/* The most blocks of blockDims (with sharedMem bytes of dynamic shared
+ * memory) that nvshmemx_collective_launch can start on the current GPU:
+ * blocks resident per SM times its SMs; args is not needed. */
+static inline int nvshmemx_collective_launch_query_gridsize(const void *func, dim3 blockDims, void **args,
+                                                            size_t sharedMem, int *gridsize)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t err;
+    (void)args;
+    if (func == NULL || gridsize == NULL) {
+        fprintf(stderr, "nvshmemx_collective_launch_query_gridsize: %s is NULL\n", func == NULL ? "func" : "gridsize");
+        return NVSHMEMX_ERROR_INVALID_VALUE;
+    }
+    err = cudaGetDevice(&dev);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func,
+                                                            (int)(blockDims.x * blockDims.y * blockDims.z), sharedMem);
+    if (err != cudaSuccess) {
+        fprintf(stderr, "nvshmemx_collective_launch_query_gridsize: %s\n", cudaGetErrorString(err));
+        cudaGetLastError();
+        return NVSHMEMX_ERROR_INTERNAL;
+    }
+    *gridsize = per_sm * sms;
+    return NVSHMEMX_SUCCESS;
+}
 
 /* In the order of stream, as shoal_put_on_stream and friends. */
 void nvshmemx_putmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream);
