@@ -873,14 +873,35 @@ with open(built('bin', 'oshrun'), 'w') as f:
                                                         'export %s="${%s:-%s}"\n' % (k, k, v) for k, v in
                                                         (e.split('=', 1) for e in cfg.mpi_prefix_env)),
                q(cfg.mpiexec)))
-for w in ('oshcc', 'oshc++', 'oshrun'):
+# shoal-nvcc (with CUDA): nvcc with shoal's and MPI's flags, for CUDA
+# programs, NVSHMEM's among them (nvshmem.h beside shoal.h). gcc-style
+# linker and compiler flags of MPI's become nvcc's -Xlinker / -Xcompiler.
+wrappers = ['oshcc', 'oshc++', 'oshrun']
+if nvcc:
+    def nvcc_flag(f):
+        if f.startswith(('-I', '-L', '-l', '-D')) or f.endswith(('.so', '.a')) or '.so.' in f:
+            return [f]
+        return ['-Xlinker', f[4:]] if f.startswith('-Wl,') else ['-Xcompiler', f]
+    nv_cflags = sum((nvcc_flag(f) for f in cfg.mpi_cflags), [])
+    nv_libs = sum((nvcc_flag(f) for f in cfg.mpi_libs + cfg.mpi_cxx_libs), [])
+    with open(built('bin', 'shoal-nvcc'), 'w') as f:
+        f.write('#!/bin/sh\n# shoal-nvcc: compile and link CUDA programs (NVSHMEM programs among them) with shoal\n'
+                '# (written by configure.py). shoal was built with %s (%s). SHOAL_NVCC chooses nvcc.\n'
+                'prefix=$(cd "$(dirname "$0")/.." && pwd)\nlink=1\nfor a in "$@"; do\n'
+                '    case $a in -c|-E|-M|-MM|--compile|--preprocess|-dc|--device-c|-ptx|-cubin|-fatbin) link= ;; esac\n'
+                'done\nif [ -n "$link" ]; then\n'
+                '    exec ${SHOAL_NVCC:-%s} "$@" -I"$prefix/include" %s -L"$prefix/lib" -Xlinker -rpath -Xlinker "$prefix/lib" -lshoal %s\n'
+                'fi\nexec ${SHOAL_NVCC:-%s} "$@" -I"$prefix/include" %s\n'
+                % (cfg.mpi_version, cfg.mpi_origin, q(nvcc), sh(nv_cflags), sh(nv_libs), q(nvcc), sh(nv_cflags)))
+    wrappers.append('shoal-nvcc')
+for w in wrappers:
     os.chmod(built('bin', w), 0o755)
 with open(built('shoal-shmem.pc'), 'w') as f:
     f.write('prefix=%s\n\n' % prefix)
     f.write('Name: shoal-shmem\nDescription: OpenSHMEM 1.5 on shoal (shmem.h)\n')
     f.write('Version: %s\nRequires: shoal = %s\n' % ('.'.join(version), '.'.join(version)))
     f.write('Cflags:\nLibs:\n')
-install.insert(-1, 'install -m 755 %s "$dest/bin/"' % ' '.join(q(built('bin', w)) for w in ('oshcc', 'oshc++', 'oshrun')))
+install.insert(-1, 'install -m 755 %s "$dest/bin/"' % ' '.join(q(built('bin', w)) for w in wrappers))
 install.insert(-1, 'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal-shmem.pc')))
 # shoal-nvshmem.pc: NVSHMEM's API on shoal (nvshmem.h, nvshmemx.h beside shoal.h);
 # with CUDA, its stream forms need CUDA's runtime headers (shoal-cuda).

@@ -99,6 +99,7 @@ static int (*nv__binders[NV__BINDERS])(const shoal_nvshmem_device_state_t *);
 static int nv__nbinders;
 static shoal_nvshmem_device_state_t nv__state = {.why = SHOAL_ERR_INVALID_INSTANCE, .device = -1};
 static bool nv__state_filled; /* nv__state describes the instance (filled when a module first needs it) */
+static bool nv__copies_ready; /* the modules' copies hold a ready state (to be cleared at finalize) */
 
 /* Copy the state into one module, on the instance's GPU; a failure is
  * reported (that module's kernels then trap, saying the state is not set). */
@@ -158,15 +159,19 @@ static void nv__publish(void)
         int prev = -1;
         bool moved = false;
         if (!nv__state_filled) nv__state_fill();
+        /* Nothing to give (no GPU heap) and nothing to clear: no CUDA call at all. */
+        if (!nv__state.ready && !nv__copies_ready) goto out;
         if (nv__state.device >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != nv__state.device)
             moved = cudaSetDevice(nv__state.device) == cudaSuccess;
 #endif
         for (int i = 0; i < nv__nbinders; i++) nv__bind_one(nv__binders[i]);
+        nv__copies_ready = nv__state.ready != 0;
 #if SHOAL_HAVE_CUDA
         if (moved) cudaSetDevice(prev);
         cudaGetLastError();
 #endif
     }
+out:
     pthread_mutex_unlock(&nv__bind_lock);
 }
 

@@ -175,3 +175,8 @@ bool prog_done(const prog_tally_t *t, const char *what, const char *tmp)
     if (system(cmd) != 0) check_note("could not remove %s", tmp);
     return true;
 }
+
+bool prog_gpu_present(void)
+{
+    return system("{ nvidia-smi -L || /usr/local/nvidia/bin/nvidia-smi -L; } 2>/dev/null | grep -q '^GPU '") == 0;
+}

@@ -59,4 +59,7 @@ void prog_fail(prog_tally_t *t, const char *name, const char *why, const char *l
  * note says where). */
 bool prog_done(const prog_tally_t *t, const char *what, const char *tmp);
 
+/* True where nvidia-smi lists a GPU (programs that need one skip otherwise). */
+bool prog_gpu_present(void);
+
 #endif /* SHOAL_TEST_PROGRAMS_H */

@@ -11,13 +11,20 @@
  *             and PE 1 prints "PE 1 received: 10.0 20.0 30.0 40.0 " once;
  *             it reads its symmetric buffer from the host, so it runs on
  *             the host heap (SHOAL_HEAP_KIND=host, GPU or not)
+ *   prk-build the ParRes Kernels' four NVSHMEM transposes (prk/) compile
+ *             and link unchanged with the installed shoal-nvcc, with their
+ *             own build line (-rdc=true, C++20, cuBLAS); no GPU needed
+ *   prk       the same, then each runs at 2 PEs (mpiexec -n 2 prog 10 1024,
+ *             as PRK's README runs them) on the GPU heap and prints
+ *             "Solution validates"; without a GPU it skips
  *
- *   test_nvshmem_programs primer
+ *   test_nvshmem_programs primer|prk-build|prk
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/check.h"
 #include "common/programs.h"
@@ -27,6 +34,9 @@
 
 static char tmp[64], bin[1024], progs[1024];
 static prog_tally_t tally;
+
+/* The four transposes of prk/. */
+static const char *const prk_variants[] = {"get", "put", "ptr", "a2a"};
 
 static void run_primer(void)
 {
@@ -55,19 +65,84 @@ static void run_primer(void)
     free(out);
 }
 
+/* Build transpose-<v>-nvshmem.cu with PRK's own line; true if it built. */
+static bool prk_build(const char *v)
+{
+    char cmd[4096], log[1200], name[64];
+
+    snprintf(name, sizeof(name), "transpose-%s-nvshmem", v);
+    snprintf(log, sizeof(log), "%s/%s-build.log", tmp, name);
+    snprintf(cmd, sizeof(cmd),
+             "cd %s/prk && timeout %d %s/shoal-nvcc -std=c++20 -O3 --extended-lambda -rdc=true -arch=sm_90 "
+             "-D_X86INTRIN_H_INCLUDED %s.cu -lcublas -lcublasLt -o %s/%s",
+             progs, BUILD_S, bin, name, tmp, name);
+    if (prog_sh(cmd, log) != 0) {
+        prog_fail(&tally, name, "did not build with shoal-nvcc", log);
+        return false;
+    }
+    return true;
+}
+
+/* Run it at 2 PEs on a matrix of order 1024, 10 iterations. */
+static void prk_run(const char *v)
+{
+    char cmd[4096], log[1200], name[64], label[96];
+    char *out;
+
+    snprintf(name, sizeof(name), "transpose-%s-nvshmem", v);
+    snprintf(log, sizeof(log), "%s/%s-run.log", tmp, name);
+    snprintf(cmd, sizeof(cmd), "timeout %d %s/oshrun -n 2 %s/%s 10 1024", RUN_S, bin, tmp, name);
+    if (prog_sh(cmd, log) != 0) {
+        prog_fail(&tally, name, "exited nonzero at 2 PEs", log);
+        return;
+    }
+    out = prog_read(log);
+    if (out == NULL || strstr(out, "Solution validates") == NULL)
+        prog_fail(&tally, name, "did not print \"Solution validates\"", log);
+    else {
+        snprintf(label, sizeof(label), "%s (2 PEs, order 1024)", name);
+        prog_pass(&tally, label);
+    }
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     const char *suite = argc > 1 ? argv[1] : "";
+    bool prk = strcmp(suite, "prk") == 0, prk_build_only = strcmp(suite, "prk-build") == 0;
+    char nvcc[1200];
 
-    CHECK_MSG(argc == 2 && strcmp(suite, "primer") == 0, "usage: test_nvshmem_programs primer");
+    CHECK_MSG(argc == 2 && (strcmp(suite, "primer") == 0 || prk || prk_build_only),
+              "usage: test_nvshmem_programs primer|prk-build|prk");
     if (!prog_folder("SHOAL_NVSHMEM_PROGRAMS", "../shared/nvshmem-programs", "", "the NVSHMEM programs", progs,
                      sizeof(progs)))
         return TEST_SKIP;
     snprintf(tmp, sizeof(tmp), "/tmp/shoal-nvshmem-XXXXXX");
     CHECK(mkdtemp(tmp) != NULL);
     prog_install(tmp, bin, sizeof(bin));
-    check_note("%s from %s, built with %s/oshcc, in %s", suite, progs, bin, tmp);
-    run_primer();
+    if (prk || prk_build_only) {
+        /* CUDA programs: shoal-nvcc exists where shoal was built with CUDA. */
+        snprintf(nvcc, sizeof(nvcc), "%s/shoal-nvcc", bin);
+        if (access(nvcc, X_OK) != 0) {
+            check_note("%s: no %s (shoal built without CUDA): skipped", suite, nvcc);
+            return TEST_SKIP;
+        }
+        if (prk && !prog_gpu_present()) {
+            check_note("prk: no GPU to run the transposes on: skipped (prk-build builds them)");
+            return TEST_SKIP;
+        }
+        check_note("%s from %s/prk, built with %s, in %s", suite, progs, nvcc, tmp);
+        for (size_t i = 0; i < sizeof(prk_variants) / sizeof(prk_variants[0]); i++) {
+            if (!prk_build(prk_variants[i])) continue;
+            if (prk)
+                prk_run(prk_variants[i]);
+            else
+                prog_pass(&tally, prk_variants[i]);
+        }
+    } else {
+        check_note("%s from %s, built with %s/oshcc, in %s", suite, progs, bin, tmp);
+        run_primer();
+    }
     CHECK_MSG(prog_done(&tally, "NVSHMEM programs", tmp), "%d of %d NVSHMEM programs failed:%s",
               tally.count - tally.passed, tally.count, tally.failed);
     return 0;
