@@ -907,7 +907,7 @@ install.insert(-1, 'install -m 644 %s "$dest/lib/pkgconfig/"' % q(built('shoal-s
 # with CUDA, its stream forms need CUDA's runtime headers (shoal-cuda).
 with open(built('shoal-nvshmem.pc'), 'w') as f:
     f.write('prefix=%s\n\n' % prefix)
-    f.write('Name: shoal-nvshmem\nDescription: NVSHMEM\'s host and stream API on shoal (nvshmem.h, nvshmemx.h)\n')
+    f.write('Name: shoal-nvshmem\nDescription: NVSHMEM\'s host, stream and device API on shoal (nvshmem.h, nvshmemx.h)\n')
     f.write('Version: %s\nRequires: %s = %s\n' % ('.'.join(version), 'shoal-cuda' if nvcc else 'shoal',
                                                   '.'.join(version)))
     f.write('Cflags:\nLibs:\n')
