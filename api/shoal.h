@@ -141,6 +141,21 @@ SHOAL_EXPORT int shoal_free(shoal_t sh, void *ptr);
 /* Bytes of heap in use and free on this PE. */
 SHOAL_EXPORT int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p);
 
+/* What the heap takes from the machine. A growing heap (a GPU heap on
+ * CUDA's virtual memory, unless SHOAL_HEAP_RESERVE=y) maps memory in chunks
+ * as blocks need them and gives back chunks no block uses; a fixed GPU heap
+ * takes its limit at init; a host heap is sparse (a page is taken when
+ * first touched, and freed pages go back). */
+typedef struct shoal_heap_stats {
+    size_t used;   /* bytes in blocks in use */
+    size_t mapped; /* bytes that may be backed by memory now: chunks mapped (growing GPU heap), the limit (fixed
+                      GPU heap), whole pages under blocks in use (host heap) */
+    size_t limit;  /* the most the heap holds (SHOAL_HEAP_SIZE, rounded up) */
+    size_t chunk;  /* what a growing heap maps at a time; 0 where it does not grow */
+    int growable;  /* 1: memory is taken as blocks need it and given back; 0: taken at init */
+} shoal_heap_stats_t;
+SHOAL_EXPORT int shoal_heap_stats(shoal_t sh, shoal_heap_stats_t *stats_p);
+
 /* Registered memory: memory outside the heap (globals, statics, malloc'ed
  * buffers; cudaMalloc'ed memory on an instance with a GPU heap) made
  * symmetric. Collective over the instance: every PE

@@ -126,6 +126,26 @@ int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p)
     return SHOAL_SUCCESS;
 }
 
+int shoal_heap_stats(shoal_t sh, shoal_heap_stats_t *stats_p)
+{
+    SHOAL__ENTER(sh, "shoal_heap_stats");
+    if (stats_p == NULL) return shoal__error(sh, SHOAL_ERR_INVALID_ARG, "shoal_heap_stats", "stats_p is NULL");
+    memset(stats_p, 0, sizeof(*stats_p));
+    shoal__alloc_lock(sh, false);
+    stats_p->used = sh->alloc.used;
+    stats_p->limit = sh->alloc.size;
+    if (sh->heap_kind == SHOAL_HEAP_GPU) {
+        stats_p->mapped = shoal__heap_gpu_backed(sh);
+        stats_p->chunk = shoal__heap_gpu_chunk(sh);
+        stats_p->growable = stats_p->chunk != 0;
+    } else {
+        stats_p->mapped = shoal__heap_host_backed(sh);
+        stats_p->growable = 1;
+    }
+    shoal__alloc_unlock(sh);
+    return SHOAL_SUCCESS;
+}
+
 int shoal_addr_accessible(shoal_t sh, const void *ptr, int pe)
 {
     SHOAL__ENTER(sh, "shoal_addr_accessible");

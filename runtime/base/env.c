@@ -75,18 +75,28 @@ int shoal__parse_size(const char *s, size_t *value_p)
     return SHOAL_SUCCESS;
 }
 
-int shoal__parse_fault(const char *s, int *pe_p, int *count_p)
+int shoal__parse_fault(const char *s, int *kind_p, int *pe_p, int *count_p)
 {
     char buf[64], *end = NULL;
     long pe, count = 1;
+    size_t skip;
 
+    *kind_p = SHOAL__FAULT_QUIET;
     *pe_p = -1;
     *count_p = 0;
     if (s == NULL || (s = shoal__trim(s, buf, sizeof(buf))) == NULL) return SHOAL_ERR_ENV;
     if (*s == '\0') return SHOAL_SUCCESS;
-    if (strncmp(s, "quiet:", 6) != 0 || s[6] < '0' || s[6] > '9') return SHOAL_ERR_ENV;
+    if (strncmp(s, "quiet:", 6) == 0) {
+        skip = 6;
+    } else if (strncmp(s, "grow:", 5) == 0) {
+        skip = 5;
+        *kind_p = SHOAL__FAULT_GROW;
+    } else {
+        return SHOAL_ERR_ENV;
+    }
+    if (s[skip] < '0' || s[skip] > '9') return SHOAL_ERR_ENV;
     errno = 0;
-    pe = strtol(s + 6, &end, 10);
+    pe = strtol(s + skip, &end, 10);
     if (errno != 0 || pe > INT_MAX) return SHOAL_ERR_ENV;
     if (*end == ':') {
         const char *c = end + 1;
@@ -173,7 +183,7 @@ static int shoal__env_parse_fault(const char *v, void *dest, size_t size, char *
 {
     shoal__env_fault_t f;
     (void)why, (void)why_len;
-    if (size != sizeof(f) || shoal__parse_fault(v, &f.pe, &f.count) != SHOAL_SUCCESS) return SHOAL_ERR_ENV;
+    if (size != sizeof(f) || shoal__parse_fault(v, &f.kind, &f.pe, &f.count) != SHOAL_SUCCESS) return SHOAL_ERR_ENV;
     memcpy(dest, &f, sizeof(f));
     return SHOAL_SUCCESS;
 }

@@ -55,7 +55,15 @@ typedef struct shoal__env_name {
     X(HEAP_SIZE, SIZE, "256m", SHOAL__ENV_RANGE(1, SHOAL__HEAP_MAX), cfg.heap_size,                                    \
       "a positive size such as 512m or 2g, at most 256t",                                                              \
       "bytes of symmetric heap per PE (`k`, `m`, `g`, `t` suffixes, an optional `B`), rounded up to 64 (256 on "       \
-      "GPUs)")                                                                                                         \
+      "GPUs): the most it holds. A growing GPU heap (`SHOAL_HEAP_RESERVE=n`) takes memory only as blocks need it, "    \
+      "and where this is unset its limit is the smallest GPU memory of the PEs; host heaps are sparse (a page is "     \
+      "taken when first touched)")                                                                                     \
+    X(HEAP_RESERVE, BOOL, "n", SHOAL__ENV_ANY, heap_reserve, NULL,                                                     \
+      "`y`: a GPU heap takes all of `SHOAL_HEAP_SIZE` at init, in one allocation; `n`: it reserves the addresses "     \
+      "and maps memory in chunks as blocks need it, giving back chunks no block uses (where the driver cannot, it "    \
+      "takes it all at init and says so at INFO)")                                                                     \
+    X(HEAP_CHUNK, SIZE, "64m", SHOAL__ENV_RANGE(1 << 20, (size_t)1 << 40), heap_chunk, "a size from 1m to 1t",         \
+      "bytes a growing GPU heap maps and gives back at a time (rounded up to the GPU's allocation granularity)")       \
     X(HEAP_KIND, ENUM, "auto",                                                                                         \
       SHOAL__ENV_NAMES({"auto", SHOAL_HEAP_AUTO}, {"host", SHOAL_HEAP_HOST}, {"gpu", SHOAL_HEAP_GPU}), cfg.heap_kind,  \
       NULL, "`auto` (GPU when the PE has one), `host` or `gpu`")                                                       \
@@ -112,9 +120,10 @@ typedef struct shoal__env_name {
       "a list of `INIT` (init, finalize, transports chosen), `TOPO`, `HEAP` (allocations), `RMA` (each put and "       \
       "get, at `TRACE`), `COLL` (each collective, at `TRACE`), `CUDA`, `ENV` (variables set)")                         \
     X(FAULT, STRING, "", SHOAL__ENV_PARSER(shoal__env_parse_fault), fault,                                             \
-      "quiet:PE or quiet:PE:N (a testing aid), or unset",                                                              \
+      "quiet:PE, quiet:PE:N, grow:PE or grow:PE:N (a testing aid), or unset",                                          \
       "a testing aid: `quiet:PE` or `quiet:PE:N` makes PE's first N quiets (default 1, counting those inside "         \
-      "barriers, frees and finalize) fail with `SHOAL_ERR_INTERNAL`, to see how the other PEs learn of it")            \
+      "barriers, frees and finalize) fail with `SHOAL_ERR_INTERNAL`; `grow:PE` or `grow:PE:N`, PE's first N "          \
+      "growths of its heap, as if its memory were full; to see how the other PEs learn of it")                         \
     X(WARN_UNKNOWN_ENV, BOOL, "y", SHOAL__ENV_ANY, warn_unknown, NULL,                                                 \
       "`y`: `shoal_config_init` (and so `shoal_init`) reports each `SHOAL_*` variable shoal does not know on "         \
       "stderr, once per process, with the nearest real name (`SHOAL_HEAPSIZE`: \"did you mean "                        \
@@ -131,9 +140,11 @@ typedef enum {
 /* Longest text a STRING variable holds (a path). */
 #define SHOAL__ENV_STRING_MAX 4096
 
-/* SHOAL_FAULT=quiet:PE:N: PE's first N quiets fail; pe -1: none. */
+/* SHOAL_FAULT=quiet:PE:N (or grow:PE:N): PE's first N quiets (heap
+ * growths) fail; pe -1: none. */
+enum { SHOAL__FAULT_QUIET = 0, SHOAL__FAULT_GROW = 1 };
 typedef struct shoal__env_fault {
-    int pe, count;
+    int kind, pe, count;
 } shoal__env_fault_t;
 
 /* Every variable, parsed: the config fields, and what the runtime needs
@@ -150,6 +161,8 @@ typedef struct shoal__settings {
     unsigned debug_subsys;                    /* SHOAL__SUB_* bits */
     shoal__env_fault_t fault;
     bool warn_unknown;
+    bool heap_reserve; /* SHOAL_HEAP_RESERVE */
+    size_t heap_chunk; /* SHOAL_HEAP_CHUNK */
     /* The first invalid variable that sets no config field: shoal_init
      * refuses it even with a config the program made itself. */
     char error[sizeof(((shoal_config_t *)0)->env_error)];
@@ -193,9 +206,10 @@ SHOAL__HIDDEN void shoal__env_markdown(FILE *out);
 SHOAL__HIDDEN int shoal__parse_size(const char *s, size_t *value_p);
 SHOAL__HIDDEN int shoal__parse_int(const char *s, long *value_p);
 SHOAL__HIDDEN int shoal__parse_double(const char *s, double *value_p);
-/* SHOAL_FAULT: "quiet:PE[:N]" (N >= 1, default 1); *pe_p = -1 when unset.
+/* SHOAL_FAULT: "quiet:PE[:N]" or "grow:PE[:N]" (N >= 1, default 1; *kind_p
+ * says which); *pe_p = -1 when unset.
  * SHOAL_ERR_ENV when malformed. */
-SHOAL__HIDDEN int shoal__parse_fault(const char *s, int *pe_p, int *count_p);
+SHOAL__HIDDEN int shoal__parse_fault(const char *s, int *kind_p, int *pe_p, int *count_p);
 
 /* One row of the table, as runtime/base/env.c builds it. */
 typedef int shoal__env_parser_t(const char *v, void *dest, size_t size, char *why, size_t why_len);

@@ -58,10 +58,13 @@ struct shoal_instance {
     int *pe_node_rank; /* node rank of every PE */
     int *node_pes;     /* PEs of my node, by node rank */
 
-    int heap_kind;   /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU */
-    char *heap_base; /* my heap (host or device address) */
-    size_t heap_size;
-    char **peer_base; /* per PE: address to load/store its heap from here, or NULL */
+    int heap_kind;       /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU */
+    char *heap_base;     /* my heap (host or device address) */
+    size_t heap_size;    /* the heap's limit: the most it holds */
+    bool heap_reserve;   /* SHOAL_HEAP_RESERVE: a GPU heap takes it all at init */
+    size_t heap_chunk;   /* SHOAL_HEAP_CHUNK: what a growing GPU heap maps at a time */
+    size_t heap_checked; /* host heap: bytes from its start /dev/shm was found to hold for this host's PEs */
+    char **peer_base;    /* per PE: address to load/store its heap from here, or NULL */
     shoal__alloc_t alloc;
     /* Collectives change alloc and the registered ranges while, under
      * MPI_THREAD_MULTIPLE, other threads' puts and gets look blocks and
@@ -95,6 +98,7 @@ struct shoal_instance {
     bool coll_again;          /* the next rendezvous continues the current call (not counted) */
     uint32_t stream_barriers; /* shoal_barrier_all_on_stream calls that ran on the GPU (see SHOAL__COLL_KIND) */
     int fault_quiets;         /* SHOAL_FAULT: this PE's quiets still to fail */
+    int fault_grows;          /* SHOAL_FAULT=grow: this PE's heap growths still to fail */
     bool broken;              /* a collective failed midway: finalize locally only */
     bool wait_sleep;          /* more PEs on the node than CPUs: long waits sleep */
 

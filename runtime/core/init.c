@@ -232,7 +232,10 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     sh->coll_algo = env.coll_algo;
     sh->device_atomics = env.device_atomics;
     /* SHOAL_FAULT (a testing aid): this PE's first quiets fail. */
-    if (env.fault.pe == sh->my_pe) sh->fault_quiets = env.fault.count;
+    if (env.fault.pe == sh->my_pe && env.fault.kind == SHOAL__FAULT_QUIET) sh->fault_quiets = env.fault.count;
+    if (env.fault.pe == sh->my_pe && env.fault.kind == SHOAL__FAULT_GROW) sh->fault_grows = env.fault.count;
+    sh->heap_reserve = env.heap_reserve;
+    sh->heap_chunk = env.heap_chunk;
 
     /* From here every PE of comm takes part: a bad argument on one PE fails
      * init on all of them (naming it), instead of leaving them waiting. */
@@ -280,7 +283,11 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     heap_align = sh->heap_kind == SHOAL_HEAP_GPU ? 256 : 64;
     sh->heap_size = (sh->heap_size + heap_align - 1) & ~(heap_align - 1);
     SHOAL__PHASE(shoal__check_heap_symmetric(sh));
-    if (sh->heap_kind == SHOAL_HEAP_HOST) SHOAL__PHASE(shoal__heap_host_precheck(sh));
+    if (sh->heap_kind == SHOAL_HEAP_GPU) {
+        /* Growing or fixed, agreed; a growing heap's default limit. */
+        SHOAL__PHASE(shoal__heap_gpu_plan(sh));
+        sh->heap_size = (sh->heap_size + heap_align - 1) & ~(heap_align - 1);
+    }
     sh->peer_base = calloc((size_t)sh->n_pes, sizeof(char *));
     rc = sh->peer_base ? SHOAL_SUCCESS : shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     if (rc == SHOAL_SUCCESS) rc = shoal__alloc_init(&sh->alloc, sh->heap_size, heap_align);

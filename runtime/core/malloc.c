@@ -3,6 +3,8 @@
  * with the same alignment) for the same size, or freed the same block,
  * before the deterministic allocator runs, so offsets stay identical
  * everywhere; on a mismatch nothing is allocated or freed anywhere. */
+#include <mpi.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/shoal_instance.h"
@@ -21,6 +23,81 @@ static int shoal__malloc_coll(size_t align, bool zero)
     if (align == 0) return SHOAL__COLL_MALLOC;
     while (((size_t)1 << log2) < align && log2 < 62) log2++;
     return SHOAL__COLL_ALIGN(log2);
+}
+
+/* After a growth on every PE: each learns whether every PE's part
+ * succeeded. Where one failed, the lowest such PE's status and report
+ * reach every PE, which all say the same. */
+static int shoal__grow_agree(shoal_t sh, const char *call, int status, const shoal__grow_report_t *rep, size_t size)
+{
+    struct {
+        int status;
+        shoal__grow_report_t rep;
+        char why[400];
+    } msg;
+    int key = status == SHOAL_SUCCESS ? sh->n_pes : sh->my_pe, first = sh->n_pes, prc;
+
+    prc = MPI_Allreduce(&key, &first, 1, MPI_INT, MPI_MIN, sh->comm);
+    if (prc != MPI_SUCCESS) return shoal__mpi_error(sh, call, "MPI_Allreduce (the heap's growth)", prc);
+    if (first == sh->n_pes) return SHOAL_SUCCESS;
+    memset(&msg, 0, sizeof(msg));
+    if (first == sh->my_pe) {
+        msg.status = status;
+        msg.rep = *rep;
+        /* Its own message, without the "PE n: call: " that this one repeats. */
+        const char *why = shoal_last_error(sh), *at = strstr(why, call);
+        if (at != NULL && strncmp(at + strlen(call), ": ", 2) == 0) why = at + strlen(call) + 2;
+        snprintf(msg.why, sizeof(msg.why), "%s", why);
+    }
+    prc = MPI_Bcast(&msg, (int)sizeof(msg), MPI_BYTE, first, sh->comm);
+    if (prc != MPI_SUCCESS) return shoal__mpi_error(sh, call, "MPI_Bcast (the heap's growth)", prc);
+    return shoal__error(sh, msg.status, call,
+                        "PE %d could not take memory under a block of %zu bytes: %s had %llu bytes free and %llu more "
+                        "were needed; nothing was allocated on any PE (PE %d: %s)",
+                        first, size, msg.rep.where[0] ? msg.rep.where : "its heap", msg.rep.avail, msg.rep.asked, first,
+                        msg.why);
+}
+
+/* Memory under the block [lo, hi) on every PE: a growing GPU heap maps the
+ * chunks it lacks, a host heap checks /dev/shm. Every PE decides alike
+ * whether anything is needed (the same allocator, the same chunks), so
+ * only a growth meets. */
+static int shoal__malloc_back(shoal_t sh, const char *call, size_t lo, size_t hi)
+{
+    shoal__grow_report_t rep;
+    bool gpu = sh->heap_kind == SHOAL_HEAP_GPU;
+    size_t checked = sh->heap_checked;
+    int rc;
+
+    if (gpu ? !shoal__heap_gpu_grow_needed(sh, lo, hi) : !shoal__heap_host_grow_needed(sh, hi)) return SHOAL_SUCCESS;
+    memset(&rep, 0, sizeof(rep));
+    rc = gpu ? shoal__heap_gpu_grow(sh, call, lo, hi, &rep) : shoal__heap_host_grow(sh, call, hi, &rep);
+    rc = shoal__grow_agree(sh, call, rc, &rep, hi - lo);
+    /* Given up everywhere: every PE forgets its part, so that they all
+     * still decide alike next time (the caller's trim unmaps the chunks). */
+    if (rc != SHOAL_SUCCESS) sh->heap_checked = checked;
+    if (rc == SHOAL_SUCCESS && gpu) {
+        /* Every PE has its new chunks: the node peers map each other's. */
+        rc = shoal__heap_gpu_grow_share(sh, call);
+        rc = shoal__grow_agree(sh, call, rc, &rep, hi - lo);
+    }
+    return rc;
+}
+
+/* What no block uses any more around offset off (a block just freed, or
+ * given back) goes back to the system. */
+static void shoal__heap_trim(shoal_t sh, size_t off)
+{
+    size_t lo = 0, hi = 0;
+    bool used = true;
+    shoal__alloc_lock(sh, false);
+    int rc = shoal__alloc_span(&sh->alloc, off, &used, &lo, &hi);
+    shoal__alloc_unlock(sh);
+    if (rc != SHOAL_SUCCESS || used) return;
+    if (sh->heap_kind == SHOAL_HEAP_GPU)
+        shoal__heap_gpu_trim(sh, lo, hi);
+    else
+        shoal__heap_host_trim(sh, lo, hi);
 }
 
 void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero)
@@ -50,7 +127,23 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
                      "raise %s",
                      size, sh->alloc.used, sh->alloc.size, shoal__alloc_largest_free(&sh->alloc),
                      shoal__heap_size_knob(sh));
-    shoal__alloc_unlock(sh);
+    if (status == SHOAL_SUCCESS) {
+        bool used;
+        size_t lo, hi;
+        status = shoal__alloc_span(&sh->alloc, off, &used, &lo, &hi);
+        shoal__alloc_unlock(sh);
+        /* Outside the allocator's lock: growth meets the other PEs. */
+        if (status == SHOAL_SUCCESS) status = shoal__malloc_back(sh, call, lo, hi);
+        if (status != SHOAL_SUCCESS) {
+            shoal__alloc_lock(sh, true);
+            shoal__alloc_put(&sh->alloc, off);
+            shoal__alloc_unlock(sh);
+            shoal__heap_trim(sh, off);
+            return NULL;
+        }
+    } else {
+        shoal__alloc_unlock(sh);
+    }
     if (status == SHOAL_ERR_HEAP_EXHAUSTED) return NULL;
     if (status != SHOAL_SUCCESS) {
         shoal__error(sh, status, call, "cannot allocate %zu bytes: %s", size, shoal_strerror(status));
@@ -72,6 +165,7 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
             shoal__alloc_lock(sh, true);
             shoal__alloc_put(&sh->alloc, off);
             shoal__alloc_unlock(sh);
+            shoal__heap_trim(sh, off);
             return NULL;
         }
     }
@@ -107,5 +201,6 @@ int shoal__free(shoal_t sh, void *ptr)
     shoal__alloc_lock(sh, true);
     rc = shoal__alloc_put(&sh->alloc, off);
     shoal__alloc_unlock(sh);
+    if (rc == SHOAL_SUCCESS) shoal__heap_trim(sh, off);
     return rc;
 }

@@ -22,7 +22,35 @@ static int shoal__no_cuda(shoal_t sh, const char *call)
 }
 
 int shoal__heap_gpu_create(shoal_t sh) { return shoal__no_cuda(sh, "shoal_init"); }
+int shoal__heap_gpu_plan(shoal_t sh) { return shoal__no_cuda(sh, "shoal_init"); }
 void shoal__heap_gpu_destroy(shoal_t sh) { (void)sh; }
+bool shoal__heap_gpu_grow_needed(shoal_t sh, size_t lo, size_t hi)
+{
+    (void)sh;
+    (void)lo;
+    (void)hi;
+    return false;
+}
+int shoal__heap_gpu_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep)
+{
+    (void)lo;
+    (void)hi;
+    (void)rep;
+    return shoal__no_cuda(sh, call);
+}
+int shoal__heap_gpu_grow_share(shoal_t sh, const char *call) { return shoal__no_cuda(sh, call); }
+void shoal__heap_gpu_trim(shoal_t sh, size_t lo, size_t hi)
+{
+    (void)sh;
+    (void)lo;
+    (void)hi;
+}
+size_t shoal__heap_gpu_backed(shoal_t sh) { return sh->heap_size; }
+size_t shoal__heap_gpu_chunk(shoal_t sh)
+{
+    (void)sh;
+    return 0;
+}
 int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n)
 {
     (void)ptr;
@@ -307,6 +335,12 @@ int shoal__heap_gpu_create(shoal_t sh)
         rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
         goto publish;
     }
+    if (g->vmm != NULL) {
+        /* A growing heap: its range reserved, its control area mapped behind
+         * it, nothing else taken (runtime/heap/gpu_vmm.c). */
+        SHOAL__TRY(rc, publish, shoal__vmm_create(sh, &sh->heap_base, &g->ctrl));
+        goto made;
+    }
     /* The heap and, behind it, this PE's control area: one allocation, one
      * handle; the heap starts SHOAL__HEAP_BASE_ALIGN-aligned. */
     err = cudaMalloc(&base, sh->heap_size + SHOAL__GPU_CTRL_BYTES + SHOAL__HEAP_BASE_ALIGN);
@@ -324,6 +358,7 @@ int shoal__heap_gpu_create(shoal_t sh)
     g->raw = base;
     sh->heap_base = (char *)(((uintptr_t)base + SHOAL__HEAP_BASE_ALIGN - 1) & ~(uintptr_t)(SHOAL__HEAP_BASE_ALIGN - 1));
     g->ctrl = sh->heap_base + sh->heap_size;
+made:
     sh->peer_base[sh->my_pe] = sh->heap_base;
     g->peer_ctrl[sh->my_pe] = g->ctrl;
     SHOAL__CUDA_TRY(sh, call, rc, publish, cudaMemset(g->ctrl, 0, SHOAL__GPU_CTRL_BYTES));
@@ -338,10 +373,15 @@ int shoal__heap_gpu_create(shoal_t sh)
      * node's control window (runtime/base/node.c): the cuda_ipc transport opens
      * peers' heaps from their records. */
     memset(&info, 0, sizeof(info));
-    SHOAL__CUDA_TRY(sh, call, rc, publish, cudaIpcGetMemHandle(&info.handle, base));
+    if (g->vmm != NULL) {
+        info.vmm = 1;
+        snprintf(info.vmm_sock, sizeof(info.vmm_sock), "%s", shoal__vmm_sock_name(sh));
+    } else {
+        SHOAL__CUDA_TRY(sh, call, rc, publish, cudaIpcGetMemHandle(&info.handle, base));
+        info.delta = (uint64_t)(sh->heap_base - (char *)base);
+    }
     shoal__gpu_identify(sh, &info.id);
     info.heap_size = sh->heap_size;
-    info.delta = (uint64_t)(sh->heap_base - (char *)base);
     info.device = g->device;
     memcpy(mine->gpu, &info, sizeof(info));
     mine->heap_size = sh->heap_size;
@@ -358,12 +398,51 @@ publish:
         else
             g->node_gpus[r] = shoal__gpu_node_info(sh, r)->id;
     }
+    if (rc == SHOAL_SUCCESS && g->vmm != NULL && sh->node_size > 1) {
+        /* Growing heaps: the node's PEs connect their sockets and pass their
+         * control areas; chunks follow as the heaps grow. */
+        const char **names = calloc((size_t)sh->node_size, sizeof(char *));
+        if (names == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+        for (int r = 0; r < sh->node_size; r++) names[r] = shoal__gpu_node_info(sh, r)->vmm_sock;
+        rc = shoal__vmm_connect(sh, names);
+        free(names);
+        if (rc == SHOAL_SUCCESS) rc = shoal__vmm_share_ctrl(sh);
+    }
     if (rc == SHOAL_SUCCESS) {
         shoal__gpu_share_log(sh);
         shoal__gpu_pci_log(sh);
     }
     return rc;
 }
+
+int shoal__heap_gpu_plan(shoal_t sh) { return shoal__vmm_plan(sh); }
+
+bool shoal__heap_gpu_grow_needed(shoal_t sh, size_t lo, size_t hi)
+{
+    return sh->gpu != NULL && sh->gpu->vmm != NULL && shoal__vmm_grow_needed(sh, lo, hi);
+}
+
+int shoal__heap_gpu_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep)
+{
+    return sh->gpu->vmm != NULL ? shoal__vmm_grow(sh, call, lo, hi, rep) : SHOAL_SUCCESS;
+}
+
+int shoal__heap_gpu_grow_share(shoal_t sh, const char *call)
+{
+    return sh->gpu->vmm != NULL ? shoal__vmm_grow_share(sh, call) : SHOAL_SUCCESS;
+}
+
+void shoal__heap_gpu_trim(shoal_t sh, size_t lo, size_t hi)
+{
+    if (sh->gpu != NULL && sh->gpu->vmm != NULL) shoal__vmm_trim(sh, lo, hi);
+}
+
+size_t shoal__heap_gpu_backed(shoal_t sh)
+{
+    return sh->gpu != NULL && sh->gpu->vmm != NULL ? shoal__vmm_mapped(sh) : sh->heap_size;
+}
+
+size_t shoal__heap_gpu_chunk(shoal_t sh) { return sh->gpu != NULL && sh->gpu->vmm != NULL ? shoal__vmm_chunk(sh) : 0; }
 
 void shoal__heap_gpu_destroy(shoal_t sh)
 {
@@ -379,6 +458,7 @@ void shoal__heap_gpu_destroy(shoal_t sh)
     if (g->dev_peer_base != NULL) cudaFree(g->dev_peer_base);
     if (g->dev_peer_ctrl != NULL) cudaFree(g->dev_peer_ctrl);
     if (g->raw != NULL) cudaFree(g->raw);
+    shoal__vmm_destroy(sh);
     cudaGetLastError();
     sh->heap_base = NULL;
     free(g->node_gpus);

@@ -25,6 +25,7 @@
 
 #include "base/shoal_instance.h"
 #include "base/shoal_env.h"
+#include "heap/shoal_heap.h"
 
 #define SHOAL__HEAP_ALIGN SHOAL__HEAP_BASE_ALIGN
 
@@ -59,23 +60,14 @@ static size_t shoal__heap_segment(size_t heap_size)
     return (shoal__heap_span(heap_size) + SHOAL__HEAP_ALIGN - 1) & ~(SHOAL__HEAP_ALIGN - 1);
 }
 
-int shoal__heap_host_precheck(shoal_t sh)
+/* The PEs of this host whose host heaps live in /dev/shm: every PE of a
+ * shared node, whatever its (simulated) node, since they all share one
+ * /dev/shm. */
+static int shoal__heap_host_pes(shoal_t sh)
 {
-    static const char *call = "shoal_init";
-    const char *dir = "/dev/shm";
     shoal__robust_t *sd = shoal__robust(sh);
-    struct statvfs st;
-    unsigned long long need, avail;
-    int *node_size, host_pes = 0;
+    int *node_size = calloc((size_t)sh->n_nodes, sizeof(int)), host_pes = 0;
 
-    /* One PE alone on its node maps private memory of its own; and where
-     * there is no /dev/shm, shm_open reports failure itself. */
-    if (sh->node_size < 2 || statvfs(dir, &st) != 0) return SHOAL_SUCCESS;
-    /* Every PE of this host in a shared node, whatever its (simulated)
-     * node: they all share one /dev/shm. The object is sparse, so this is
-     * the one check: a page touched beyond what /dev/shm holds would raise
-     * SIGBUS in whoever touched it. */
-    node_size = calloc((size_t)sh->n_nodes, sizeof(int));
     if (node_size == NULL || sd == NULL || sd->pe_pid == NULL) {
         host_pes = sh->node_size;
     } else {
@@ -84,13 +76,81 @@ int shoal__heap_host_precheck(shoal_t sh)
         if (host_pes < sh->node_size) host_pes = sh->node_size;
     }
     free(node_size);
-    need = (unsigned long long)host_pes * shoal__heap_span(sh->heap_size);
+    return host_pes;
+}
+
+bool shoal__heap_host_grow_needed(shoal_t sh, size_t hi)
+{
+    return sh->node_size >= 2 && shoal__heap_span(hi) > sh->heap_checked;
+}
+
+/* The heaps are sparse: nothing is taken when the heap's limit is set, and
+ * a page is taken when first touched. A page touched beyond what /dev/shm
+ * holds would raise SIGBUS in whoever touched it, so a block that reaches
+ * past what was checked before is checked first: every host PE's heap up
+ * to its end must fit in what /dev/shm has free. (One PE alone on its
+ * node maps anonymous memory of its own, and is not checked.) */
+int shoal__heap_host_grow(shoal_t sh, const char *call, size_t hi, shoal__grow_report_t *rep)
+{
+    const char *dir = "/dev/shm";
+    struct statvfs st;
+    unsigned long long more, avail;
+    size_t span = shoal__heap_span(hi);
+    int host_pes;
+
+    if (!shoal__heap_host_grow_needed(sh, hi) || statvfs(dir, &st) != 0) {
+        if (span > sh->heap_checked) sh->heap_checked = span;
+        return SHOAL_SUCCESS;
+    }
+    host_pes = shoal__heap_host_pes(sh);
+    more = (unsigned long long)host_pes * (span - sh->heap_checked);
     avail = (unsigned long long)st.f_bavail * st.f_frsize;
-    if (need <= avail) return SHOAL_SUCCESS;
-    return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
-                        "the host heaps of the %d PEs on this host need %llu MiB of shared memory, and %s has %llu MiB "
-                        "free: lower %s, now %zu bytes, or enlarge %s",
-                        host_pes, need >> 20, dir, avail >> 20, shoal__heap_size_knob(sh), sh->heap_size, dir);
+    snprintf(rep->where, sizeof(rep->where), "%s", dir);
+    rep->asked = more;
+    rep->avail = avail;
+    if (sh->fault_grows > 0 || more > avail) {
+        bool fault = more <= avail; /* SHOAL_FAULT=grow: as if /dev/shm were full */
+        if (sh->fault_grows > 0) sh->fault_grows--;
+        return shoal__error(sh, SHOAL_ERR_HEAP_EXHAUSTED, call,
+                            "the host heaps of the %d PEs on this host would need %llu MiB more of %s, which has "
+                            "%llu MiB free%s: free blocks, or enlarge %s",
+                            host_pes, more >> 20, dir, avail >> 20, fault ? " (SHOAL_FAULT says it has not)" : "", dir);
+    }
+    sh->heap_checked = span;
+    return SHOAL_SUCCESS;
+}
+
+/* Pages no block uses any more go back to the system: the whole pages of
+ * the free span [lo, hi), removed from the node's object (or this PE's
+ * anonymous memory); they read as zero when touched again. */
+void shoal__heap_host_trim(shoal_t sh, size_t lo, size_t hi)
+{
+    static bool said;
+    size_t pg = shoal__page_size(), plo = (lo + pg - 1) / pg * pg, phi = hi / pg * pg;
+
+    if (phi <= plo || sh->heap_base == NULL) return;
+    if (madvise(sh->heap_base + plo, phi - plo, MADV_REMOVE) != 0 && !said) {
+        said = true;
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_HEAP, "freed host heap pages stay taken: madvise(MADV_REMOVE): %s",
+                   strerror(errno));
+    }
+}
+
+/* Bytes of whole pages under blocks in use: the most the heap can take. */
+size_t shoal__heap_host_backed(shoal_t sh)
+{
+    size_t pg = shoal__page_size(), total = 0, last = 0;
+    for (size_t i = 0; i < sh->alloc.n; i++) {
+        const shoal__block_t *b = &sh->alloc.blocks[i];
+        size_t lo, hi;
+        if (!b->used) continue;
+        lo = b->off / pg * pg;
+        hi = (b->off + b->size + pg - 1) / pg * pg;
+        if (lo < last) lo = last; /* a page shared with the block before */
+        if (hi > lo) total += hi - lo;
+        if (hi > last) last = hi;
+    }
+    return total;
 }
 
 /* A PE alone on its node: its heap is a shared anonymous mapping (shared,

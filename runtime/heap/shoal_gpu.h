@@ -10,6 +10,7 @@
 
 #include "shoal_device_types.h"
 #include "heap/shoal_gpu_share.h"
+#include "heap/shoal_heap.h"
 #include "base/shoal_instance.h"
 
 /* Bytes behind each PE's heap for its control words: stream-barrier flags,
@@ -22,8 +23,12 @@ _Static_assert(SHOAL_DEVICE_TEAM_GEN < SHOAL_DEVICE_TEAM_WORDS, "a team's words"
 /* Fetching host atomics with _nbi outstanding at once; one more waits for them. */
 #define SHOAL__GPU_AMO_SLOTS 1024
 
+/* A growing heap's state (runtime/heap/gpu_vmm.c); NULL for a fixed heap. */
+typedef struct shoal__vmm shoal__vmm_t;
+
 struct shoal_gpu {
     int device;                     /* CUDA ordinal in this process */
+    shoal__vmm_t *vmm;              /* the heap grows (CUDA's virtual memory); NULL: one cudaMalloc */
     char bus_id[32];                /* its PCI bus id */
     cudaStream_t stream;            /* internal copies */
     _Atomic uint64_t copies_queued; /* non-blocking copies queued on it (runtime/transport/gpu_mapped.c) */
@@ -68,9 +73,33 @@ typedef struct shoal__gpu_info {
     uint64_t heap_size;
     uint64_t delta; /* heap base minus allocation base */
     int32_t device;
+    int32_t vmm;       /* 1: a growing heap, shared over the node's sockets (no IPC handle) */
+    char vmm_sock[40]; /* its socket's abstract name */
 } shoal__gpu_info_t;
 
 _Static_assert(sizeof(shoal__gpu_info_t) <= SHOAL__HEAP_DESC_GPU, "a GPU heap's record fits its place");
+
+/* The growing heap (runtime/heap/gpu_vmm.c). shoal__vmm_plan, collective
+ * at init: every PE grows its heap (g->vmm set; SHOAL_HEAP_SIZE unset: the
+ * limit becomes the smallest GPU's memory) or none does (INFO says why).
+ * create: reserve the range, map the control area. connect: the node's
+ * PEs connect their sockets (names: per node rank); share_ctrl: pass the
+ * control areas' handles (both collective over the node). open_peer: map
+ * node rank r's heap here (the cuda_ipc transport). grow/grow_share/trim:
+ * runtime/heap/shoal_heap.h's shoal__heap_gpu_*. */
+SHOAL__HIDDEN int shoal__vmm_plan(shoal_t sh);
+SHOAL__HIDDEN int shoal__vmm_create(shoal_t sh, char **heap_base_p, char **ctrl_p);
+SHOAL__HIDDEN int shoal__vmm_connect(shoal_t sh, const char *const *names);
+SHOAL__HIDDEN int shoal__vmm_share_ctrl(shoal_t sh);
+SHOAL__HIDDEN int shoal__vmm_open_peer(shoal_t sh, int r, char **base_p, char **ctrl_p);
+SHOAL__HIDDEN bool shoal__vmm_grow_needed(shoal_t sh, size_t lo, size_t hi);
+SHOAL__HIDDEN int shoal__vmm_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep);
+SHOAL__HIDDEN int shoal__vmm_grow_share(shoal_t sh, const char *call);
+SHOAL__HIDDEN void shoal__vmm_trim(shoal_t sh, size_t lo, size_t hi);
+SHOAL__HIDDEN size_t shoal__vmm_mapped(shoal_t sh);
+SHOAL__HIDDEN size_t shoal__vmm_chunk(shoal_t sh);
+SHOAL__HIDDEN const char *shoal__vmm_sock_name(shoal_t sh);
+SHOAL__HIDDEN void shoal__vmm_destroy(shoal_t sh);
 
 /* Node rank r's published GPU heap (after shoal__heap_desc_publish). */
 static inline const shoal__gpu_info_t *shoal__gpu_node_info(shoal_t sh, int r)

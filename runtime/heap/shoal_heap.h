@@ -9,10 +9,37 @@
 
 /* Host heap (runtime/heap/heap_host.c) and GPU heap (runtime/heap/gpu.c). */
 SHOAL__HIDDEN int shoal__heap_host_create(shoal_t sh);
-/* Before the collective allocation: does the node's shared memory have room
- * for every PE's heap? The heap is sparse: a page touched later beyond what
- * /dev/shm holds would raise SIGBUS in the PE touching it. */
-SHOAL__HIDDEN int shoal__heap_host_precheck(shoal_t sh);
+
+/* Growth (runtime/core/malloc.c drives it, collectively): what a failed
+ * growth reports to every PE. */
+typedef struct shoal__grow_report {
+    unsigned long long asked; /* bytes the growth needed */
+    unsigned long long avail; /* bytes free where it grew */
+    char where[64];           /* "/dev/shm", "GPU <bus id> (device N)" */
+} shoal__grow_report_t;
+/* Host heap: does a block ending at hi reach past what /dev/shm was
+ * checked to hold? (The same answer on every PE of the instance.) */
+SHOAL__HIDDEN bool shoal__heap_host_grow_needed(shoal_t sh, size_t hi);
+/* Check that /dev/shm holds every host PE's heap up to hi: SHOAL_SUCCESS,
+ * or SHOAL_ERR_HEAP_EXHAUSTED with the message and *rep filled. */
+SHOAL__HIDDEN int shoal__heap_host_grow(shoal_t sh, const char *call, size_t hi, shoal__grow_report_t *rep);
+/* Give back the whole pages of the free span [lo, hi). */
+SHOAL__HIDDEN void shoal__heap_host_trim(shoal_t sh, size_t lo, size_t hi);
+/* Bytes of whole pages under blocks in use (the allocator's lock held). */
+SHOAL__HIDDEN size_t shoal__heap_host_backed(shoal_t sh);
+/* GPU heap (runtime/heap/gpu.c, a growing heap's chunks in gpu_vmm.c; a
+ * fixed heap needs and gives back nothing): does [lo, hi) need chunks not
+ * mapped yet (the same answer on every PE)? Map them here (*rep filled on
+ * failure); then, once every PE mapped its own, map the node peers' new
+ * chunks (collective over the node); give back the chunks of the free
+ * span [lo, hi) that no block uses; bytes mapped now. */
+SHOAL__HIDDEN bool shoal__heap_gpu_grow_needed(shoal_t sh, size_t lo, size_t hi);
+SHOAL__HIDDEN int shoal__heap_gpu_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep);
+SHOAL__HIDDEN int shoal__heap_gpu_grow_share(shoal_t sh, const char *call);
+SHOAL__HIDDEN void shoal__heap_gpu_trim(shoal_t sh, size_t lo, size_t hi);
+SHOAL__HIDDEN size_t shoal__heap_gpu_backed(shoal_t sh);
+/* A growing GPU heap's chunk size; 0 for a fixed one. */
+SHOAL__HIDDEN size_t shoal__heap_gpu_chunk(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
 /* The host heap in whole pages (what a second mapping of it covers). */
 SHOAL__HIDDEN size_t shoal__heap_host_span(shoal_t sh);
@@ -20,6 +47,9 @@ SHOAL__HIDDEN size_t shoal__heap_host_span(shoal_t sh);
 SHOAL__HIDDEN size_t shoal__page_size(void);
 SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
 SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
+/* Growing or fixed (collective, every PE with a GPU heap; the default
+ * limit of a growing one): before the allocator is sized. */
+SHOAL__HIDDEN int shoal__heap_gpu_plan(shoal_t sh);
 SHOAL__HIDDEN void shoal__heap_gpu_destroy(shoal_t sh);
 SHOAL__HIDDEN int shoal__gpu_memset(shoal_t sh, void *ptr, size_t n);
 /* pe's GPU (PCI bus id) as its node published it; NULL for PEs of other

@@ -40,8 +40,10 @@ typedef struct cuda_ipc_reg_info {
 
 static cuda_ipc_state_t *cuda_ipc_state(shoal_t sh) { return sh->tp_state[SHOAL_TRANSPORT_CUDA_IPC]; }
 
-/* Open peer pe's heap (node rank r) if CUDA lets this device reach it. */
-static int cuda_ipc_open(shoal_t sh, int pe, const shoal__gpu_info_t *info, void **opened_p)
+/* Open peer pe's heap (node rank r) if CUDA lets this device reach it: a
+ * fixed heap by its IPC handle, a growing one by mapping the chunks it
+ * passes over the node's sockets (runtime/heap/gpu_vmm.c). */
+static int cuda_ipc_open(shoal_t sh, int pe, int r, const shoal__gpu_info_t *info, void **opened_p)
 {
     static const char *call = "shoal_init";
     struct shoal_gpu *g = sh->gpu;
@@ -63,6 +65,15 @@ static int cuda_ipc_open(shoal_t sh, int pe, const shoal__gpu_info_t *info, void
                        peer_dev, pe);
             return SHOAL_SUCCESS;
         }
+    }
+    if (g->vmm != NULL) {
+        char *base = NULL, *ctrl = NULL;
+        int rc = shoal__vmm_open_peer(sh, r, &base, &ctrl);
+        if (rc != SHOAL_SUCCESS) return rc;
+        *opened_p = base; /* closed by the heap (shoal__vmm_destroy) */
+        sh->peer_base[pe] = base;
+        g->peer_ctrl[pe] = ctrl;
+        return SHOAL_SUCCESS;
     }
     err = cudaIpcOpenMemHandle(&ptr, info->handle, cudaIpcMemLazyEnablePeerAccess);
     if (err != cudaSuccess) {
@@ -92,7 +103,7 @@ static int cuda_ipc_setup(shoal_t sh, bool need)
     for (int r = 0; r < sh->node_size && rc == SHOAL_SUCCESS; r++) {
         int pe = sh->node_pes[r];
         if (pe != sh->my_pe && shoal__tp_candidate(sh, pe, SHOAL_TRANSPORT_CUDA_IPC))
-            rc = cuda_ipc_open(sh, pe, shoal__gpu_node_info(sh, r), &st->opened[pe]);
+            rc = cuda_ipc_open(sh, pe, r, shoal__gpu_node_info(sh, r), &st->opened[pe]);
     }
     return rc;
 }
@@ -111,7 +122,7 @@ static void cuda_ipc_teardown(shoal_t sh)
     if (sh->gpu->stream != NULL) cudaStreamSynchronize(sh->gpu->stream);
     for (int pe = 0; pe < sh->n_pes; pe++)
         if (st->opened[pe] != NULL) {
-            cudaIpcCloseMemHandle(st->opened[pe]);
+            if (sh->gpu->vmm == NULL) cudaIpcCloseMemHandle(st->opened[pe]);
             sh->peer_base[pe] = NULL;
             sh->gpu->peer_ctrl[pe] = NULL;
         }

@@ -37,17 +37,21 @@ int main(void)
     EXPECT(shoal__parse_double("1e999", &d) == SHOAL_ERR_ENV);
     {
         /* SHOAL_FAULT: quiet:PE[:N] */
-        int fpe = 99, fcount = 99;
-        EXPECT(shoal__parse_fault("", &fpe, &fcount) == 0 && fpe == -1 && fcount == 0);
-        EXPECT(shoal__parse_fault(" quiet:3 ", &fpe, &fcount) == 0 && fpe == 3 && fcount == 1);
-        EXPECT(shoal__parse_fault("quiet:0:5", &fpe, &fcount) == 0 && fpe == 0 && fcount == 5);
-        EXPECT(shoal__parse_fault("quiet:", &fpe, &fcount) == SHOAL_ERR_ENV);
-        EXPECT(shoal__parse_fault("quiet:-1", &fpe, &fcount) == SHOAL_ERR_ENV);
-        EXPECT(shoal__parse_fault("quiet:1:0", &fpe, &fcount) == SHOAL_ERR_ENV);
-        EXPECT(shoal__parse_fault("quiet:1:", &fpe, &fcount) == SHOAL_ERR_ENV);
-        EXPECT(shoal__parse_fault("quiet:1:2:3", &fpe, &fcount) == SHOAL_ERR_ENV);
-        EXPECT(shoal__parse_fault("quiet:99999999999", &fpe, &fcount) == SHOAL_ERR_ENV);
-        EXPECT(shoal__parse_fault("barrier:1", &fpe, &fcount) == SHOAL_ERR_ENV);
+        int fkind = 99, fpe = 99, fcount = 99;
+        EXPECT(shoal__parse_fault("", &fkind, &fpe, &fcount) == 0 && fpe == -1 && fcount == 0);
+        EXPECT(shoal__parse_fault(" quiet:3 ", &fkind, &fpe, &fcount) == 0 && fpe == 3 && fcount == 1 &&
+               fkind == SHOAL__FAULT_QUIET);
+        EXPECT(shoal__parse_fault("quiet:0:5", &fkind, &fpe, &fcount) == 0 && fpe == 0 && fcount == 5);
+        EXPECT(shoal__parse_fault("grow:2", &fkind, &fpe, &fcount) == 0 && fpe == 2 && fcount == 1 &&
+               fkind == SHOAL__FAULT_GROW);
+        EXPECT(shoal__parse_fault("grow:", &fkind, &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:", &fkind, &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:-1", &fkind, &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:1:0", &fkind, &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:1:", &fkind, &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:1:2:3", &fkind, &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("quiet:99999999999", &fkind, &fpe, &fcount) == SHOAL_ERR_ENV);
+        EXPECT(shoal__parse_fault("barrier:1", &fkind, &fpe, &fcount) == SHOAL_ERR_ENV);
     }
     EXPECT(shoal_topo_parse_disable("cuda_ipc,shm", &mask) == 0 &&
            mask == ((1u << SHOAL_TRANSPORT_CUDA_IPC) | (1u << SHOAL_TRANSPORT_SHM)));
@@ -172,8 +176,8 @@ int main(void)
         setenv("SHOAL_FAULT", "quiet:x", 1);
         setenv("SHOAL_DEBUG_SUBSYS", "all", 1);
         EXPECT(shoal__env_load(&s) == SHOAL_ERR_ENV && s.fault.pe == -1 && s.debug_subsys == SHOAL__SUB_ALL &&
-               strcmp(s.error, "SHOAL_FAULT=quiet:x is invalid: expected quiet:PE or quiet:PE:N (a testing aid), "
-                               "or unset") == 0);
+               strcmp(s.error, "SHOAL_FAULT=quiet:x is invalid: expected quiet:PE, quiet:PE:N, grow:PE or "
+                               "grow:PE:N (a testing aid), or unset") == 0);
         setenv("SHOAL_TRANSPORT_DISABLE", "mpi_rma", 1);
         unsetenv("SHOAL_FAULT");
         EXPECT(shoal__env_load(&s) == SHOAL_ERR_ENV && s.transport_disable == 0 &&

@@ -1,0 +1,699 @@
+/* A GPU heap that grows (runtime/heap/shoal_gpu.h, "the growing heap"):
+ * CUDA's virtual memory management. At init each PE reserves the heap's
+ * whole range (its limit, SHOAL_HEAP_SIZE) and maps only its control area,
+ * behind the heap; shoal_malloc maps physical chunks (SHOAL_HEAP_CHUNK) as
+ * blocks need them, on every PE at once (allocation is collective), and
+ * shoal_free gives back the chunks no block uses any more.
+ *
+ * Node peers that load and store each other's heaps (the cuda_ipc
+ * transport) map each other's chunks: each chunk is exported as a POSIX
+ * file descriptor and passed over a Unix socket between the node's
+ * processes (SCM_RIGHTS; abstract names, nothing in the file system), then
+ * imported and mapped into a reservation of the peer's whole range here.
+ * The heap stays one contiguous range in every process that maps it, so
+ * peer_base, the device tables kernels read and the device proxy need no
+ * change when it grows.
+ *
+ * Where the driver, the GPU (MIG, no VMM), the container (no Unix sockets
+ * between the node's processes) or SHOAL_HEAP_RESERVE=y rule it out, the
+ * heap is the fixed one of runtime/heap/gpu.c: every PE agrees at init
+ * (shoal__vmm_plan) and says so at INFO. */
+#if SHOAL_HAVE_CUDA
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "heap/shoal_gpu.h"
+#include "heap/shoal_heap.h"
+#include "base/shoal_env.h"
+#include "base/shoal_instance.h"
+
+/* File descriptors a message carries at most (below the kernel's 253). */
+#define SHOAL__VMM_BATCH 128
+
+/* A node peer's heap as this process sees it. */
+typedef struct shoal__vmm_peer {
+    bool open;                          /* mapped here (the cuda_ipc transport opened it) */
+    CUdeviceptr base;                   /* its reservation here: heap, then control area */
+    CUmemGenericAllocationHandle ctrl;  /* its control area, imported at init; 0: none */
+    CUmemGenericAllocationHandle *have; /* per chunk: imported and mapped here, or 0 */
+} shoal__vmm_peer_t;
+
+struct shoal__vmm {
+    CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+    CUresult (*addr_free)(CUdeviceptr, size_t);
+    CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
+    CUresult (*release)(CUmemGenericAllocationHandle);
+    CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+    CUresult (*unmap)(CUdeviceptr, size_t);
+    CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+    CUresult (*export_fd)(void *, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long);
+    CUresult (*import_fd)(CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType);
+    CUresult (*granularity)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
+    CUresult (*attribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*error_string)(CUresult, const char **);
+
+    CUmemAllocationProp prop;
+    size_t gran;     /* the GPU's allocation granularity */
+    size_t chunk;    /* bytes mapped at a time */
+    size_t heap_len; /* the heap's range: its limit rounded up to whole chunks */
+    size_t ctrl_len; /* the control area behind it, in whole granules */
+    size_t n_chunks;
+    CUdeviceptr base;                   /* my reservation (heap_len + ctrl_len) */
+    CUmemGenericAllocationHandle ctrl;  /* my control area */
+    CUmemGenericAllocationHandle *have; /* per chunk: mine, mapped, or 0 */
+    size_t n_mapped;                    /* chunks mapped */
+    size_t *fresh;                      /* chunks the last growth mapped, not yet shared */
+    size_t n_fresh;
+    int listen_fd;           /* my socket, listening until the node's PEs connected */
+    char sock_name[40];      /* its abstract name (without the leading NUL) */
+    int *sock;               /* per node rank: connected to that PE; -1 for me */
+    shoal__vmm_peer_t *peer; /* per node rank */
+};
+
+static const char *shoal__vmm_err(const shoal__vmm_t *v, CUresult r)
+{
+    const char *s = NULL;
+    if (v->error_string == NULL || v->error_string(r, &s) != CUDA_SUCCESS || s == NULL) return "unknown CUresult";
+    return s;
+}
+
+static int shoal__vmm_cu_error(shoal_t sh, const char *call, const char *what, CUresult r)
+{
+    return shoal__error(sh, SHOAL_ERR_CUDA, call, "%s failed: %s (CUresult %d)", what, shoal__vmm_err(sh->gpu->vmm, r),
+                        (int)r);
+}
+
+/* ------------------------------------------------------------ the plan */
+
+/* The driver's entry points and what this GPU offers; false (why in
+ * why) where the growing heap cannot be. */
+static bool shoal__vmm_probe(shoal_t sh, shoal__vmm_t *v, char *why, size_t len)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } eps[] = {
+        {"cuMemAddressReserve", offsetof(shoal__vmm_t, reserve)},
+        {"cuMemAddressFree", offsetof(shoal__vmm_t, addr_free)},
+        {"cuMemCreate", offsetof(shoal__vmm_t, create)},
+        {"cuMemRelease", offsetof(shoal__vmm_t, release)},
+        {"cuMemMap", offsetof(shoal__vmm_t, map)},
+        {"cuMemUnmap", offsetof(shoal__vmm_t, unmap)},
+        {"cuMemSetAccess", offsetof(shoal__vmm_t, set_access)},
+        {"cuMemExportToShareableHandle", offsetof(shoal__vmm_t, export_fd)},
+        {"cuMemImportFromShareableHandle", offsetof(shoal__vmm_t, import_fd)},
+        {"cuMemGetAllocationGranularity", offsetof(shoal__vmm_t, granularity)},
+        {"cuDeviceGetAttribute", offsetof(shoal__vmm_t, attribute)},
+        {"cuGetErrorString", offsetof(shoal__vmm_t, error_string)},
+    };
+    int vmm = 0, fd = 0;
+    CUresult r;
+
+    for (size_t i = 0; i < sizeof(eps) / sizeof(eps[0]); i++) {
+        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        void *fn = NULL;
+        cudaError_t err = cudaGetDriverEntryPointByVersion(eps[i].name, &fn, 12000, cudaEnableDefault, &q);
+        if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == NULL) {
+            cudaGetLastError();
+            snprintf(why, len, "the driver has no %s", eps[i].name);
+            return false;
+        }
+        memcpy((char *)v + eps[i].offset, &fn, sizeof(fn));
+    }
+    if (v->attribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, sh->gpu->device) != CUDA_SUCCESS ||
+        !vmm) {
+        snprintf(why, len, "GPU %s has no virtual memory management (MIG, or an old driver)", sh->gpu->bus_id);
+        return false;
+    }
+    if (v->attribute(&fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, sh->gpu->device) !=
+            CUDA_SUCCESS ||
+        !fd) {
+        snprintf(why, len, "GPU %s cannot share its memory as file descriptors", sh->gpu->bus_id);
+        return false;
+    }
+    memset(&v->prop, 0, sizeof(v->prop));
+    v->prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    v->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    v->prop.location.id = sh->gpu->device;
+    v->prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    r = v->granularity(&v->gran, &v->prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+    if (r != CUDA_SUCCESS || v->gran == 0) {
+        snprintf(why, len, "cuMemGetAllocationGranularity: %s", shoal__vmm_err(v, r));
+        return false;
+    }
+    return true;
+}
+
+/* This PE's listening socket, at an abstract name node peers connect to. */
+static bool shoal__vmm_listen(shoal__vmm_t *v, int backlog, char *why, size_t len)
+{
+    static atomic_uint counter;
+    struct sockaddr_un a;
+    struct timespec ts;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    if (fd < 0) {
+        snprintf(why, len, "socket(AF_UNIX): %s", strerror(errno));
+        return false;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(v->sock_name, sizeof(v->sock_name), "shoal-vmm-%ld-%u-%lx", (long)getpid(), atomic_fetch_add(&counter, 1),
+             (unsigned long)ts.tv_nsec);
+    memset(&a, 0, sizeof(a));
+    a.sun_family = AF_UNIX;
+    memcpy(a.sun_path + 1, v->sock_name, strlen(v->sock_name)); /* sun_path[0] = 0: abstract */
+    if (bind(fd, (struct sockaddr *)&a,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(v->sock_name))) != 0 ||
+        listen(fd, backlog) != 0) {
+        snprintf(why, len, "a Unix socket for the node's PEs: %s", strerror(errno));
+        close(fd);
+        return false;
+    }
+    v->listen_fd = fd;
+    return true;
+}
+
+static void shoal__vmm_free(shoal__vmm_t *v)
+{
+    if (v == NULL) return;
+    if (v->listen_fd >= 0) close(v->listen_fd);
+    free(v->have);
+    free(v->fresh);
+    free(v->sock);
+    free(v->peer);
+    free(v);
+}
+
+int shoal__vmm_plan(shoal_t sh)
+{
+    static const char *call = "shoal_init";
+    struct shoal_gpu *g = sh->gpu;
+    shoal__vmm_t *v = NULL;
+    char why[256] = "SHOAL_HEAP_RESERVE=y";
+    /* [0]: 1 where this PE can grow; [1]: its GPU's memory (the smallest
+     * makes the default limit). */
+    unsigned long long mine[2] = {0, 0}, all[2] = {0, 0};
+    size_t free_b = 0, total_b = 0;
+    int rc;
+
+    if (!sh->heap_reserve) {
+        v = calloc(1, sizeof(*v));
+        if (v == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+        v->listen_fd = -1;
+        if (shoal__vmm_probe(sh, v, why, sizeof(why)) && shoal__vmm_listen(v, sh->node_size + 1, why, sizeof(why)))
+            mine[0] = 1;
+    }
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
+    mine[1] = total_b;
+    /* Every PE grows, or none does. */
+    rc = MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, sh->comm);
+    if (rc != MPI_SUCCESS) {
+        shoal__vmm_free(v);
+        return shoal__mpi_error(sh, call, "MPI_Allreduce (the GPU heap's plan)", rc);
+    }
+    if (!all[0]) {
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "GPU heap: fixed, %zu bytes taken at init (%s)", sh->heap_size,
+                   mine[0] ? "another PE cannot grow its heap" : why);
+        shoal__vmm_free(v);
+        return SHOAL_SUCCESS;
+    }
+    g->vmm = v;
+    /* SHOAL_HEAP_SIZE unset: the limit is the smallest GPU's memory. */
+    if (!sh->heap_size_from_code && !sh->heap_size_var_set && all[1] > sh->heap_size) sh->heap_size = (size_t)all[1];
+    v->chunk = (sh->heap_chunk + v->gran - 1) / v->gran * v->gran;
+    SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA,
+               "GPU heap: growing, limit %zu bytes, chunks of %zu (granularity %zu), nothing taken at init",
+               sh->heap_size, v->chunk, v->gran);
+    return SHOAL_SUCCESS;
+}
+
+/* ------------------------------------------------------------ mapping */
+
+static CUmemAccessDesc shoal__vmm_access(int device)
+{
+    CUmemAccessDesc d;
+    memset(&d, 0, sizeof(d));
+    d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    d.location.id = device;
+    d.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return d;
+}
+
+/* Map handle h at addr (len bytes) for this PE's GPU. */
+static CUresult shoal__vmm_map_at(shoal__vmm_t *v, int device, CUdeviceptr addr, size_t len,
+                                  CUmemGenericAllocationHandle h)
+{
+    CUmemAccessDesc d = shoal__vmm_access(device);
+    CUresult r = v->map(addr, len, 0, h, 0);
+    if (r != CUDA_SUCCESS) return r;
+    r = v->set_access(addr, len, &d, 1);
+    if (r != CUDA_SUCCESS) v->unmap(addr, len);
+    return r;
+}
+
+int shoal__vmm_create(shoal_t sh, char **heap_base_p, char **ctrl_p)
+{
+    static const char *call = "shoal_init";
+    struct shoal_gpu *g = sh->gpu;
+    shoal__vmm_t *v = g->vmm;
+    size_t align = v->gran > SHOAL__HEAP_BASE_ALIGN ? v->gran : SHOAL__HEAP_BASE_ALIGN;
+    CUresult r;
+
+    v->heap_len = (sh->heap_size + v->chunk - 1) / v->chunk * v->chunk;
+    v->ctrl_len = (SHOAL__GPU_CTRL_BYTES + v->gran - 1) / v->gran * v->gran;
+    v->n_chunks = v->heap_len / v->chunk;
+    v->have = calloc(v->n_chunks, sizeof(*v->have));
+    v->fresh = calloc(v->n_chunks, sizeof(*v->fresh));
+    v->sock = malloc((size_t)sh->node_size * sizeof(int));
+    v->peer = calloc((size_t)sh->node_size, sizeof(*v->peer));
+    if (v->have == NULL || v->fresh == NULL || v->sock == NULL || v->peer == NULL)
+        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    for (int r2 = 0; r2 < sh->node_size; r2++) v->sock[r2] = -1;
+    r = v->reserve(&v->base, v->heap_len + v->ctrl_len, align, 0, 0);
+    if (r != CUDA_SUCCESS)
+        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                            "cannot reserve %zu bytes of addresses for a growing GPU heap (cuMemAddressReserve: %s); "
+                            "lower %s",
+                            v->heap_len + v->ctrl_len, shoal__vmm_err(v, r), shoal__heap_size_knob(sh));
+    r = v->create(&v->ctrl, v->ctrl_len, &v->prop, 0);
+    if (r == CUDA_SUCCESS) {
+        r = shoal__vmm_map_at(v, g->device, v->base + v->heap_len, v->ctrl_len, v->ctrl);
+        if (r != CUDA_SUCCESS) {
+            v->release(v->ctrl);
+            v->ctrl = 0;
+        }
+    } else {
+        v->ctrl = 0;
+    }
+    if (r != CUDA_SUCCESS) return shoal__vmm_cu_error(sh, call, "mapping the GPU heap's control area", r);
+    *heap_base_p = (char *)(uintptr_t)v->base;
+    *ctrl_p = (char *)(uintptr_t)(v->base + v->heap_len);
+    return SHOAL_SUCCESS;
+}
+
+/* ------------------------------------------------------------ the node's sockets */
+
+/* Wait for fd to be ready (POLLIN or POLLOUT) up to the instance's timeout. */
+static int shoal__vmm_wait(shoal_t sh, int fd, short events)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    int ms = sh->cfg.timeout > 0 ? (int)(sh->cfg.timeout * 1000) : -1, n;
+    do {
+        n = poll(&p, 1, ms);
+    } while (n < 0 && errno == EINTR);
+    return n > 0 ? 0 : n == 0 ? ETIMEDOUT : errno;
+}
+
+static int shoal__vmm_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return k < 0 ? errno : EPIPE;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Connect every pair of the node's PEs: each connects to the higher ranks'
+ * sockets (their backlog holds the connection until they accept) and says
+ * its rank, then accepts the lower ranks. Collective over the node. */
+int shoal__vmm_connect(shoal_t sh, const char *const *names)
+{
+    static const char *call = "shoal_init";
+    shoal__vmm_t *v = sh->gpu->vmm;
+    int me = sh->node_rank, err = 0;
+
+    for (int r = me + 1; r < sh->node_size && err == 0; r++) {
+        struct sockaddr_un a;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        size_t nl = strlen(names[r]);
+        if (fd < 0) {
+            err = errno;
+            break;
+        }
+        memset(&a, 0, sizeof(a));
+        a.sun_family = AF_UNIX;
+        memcpy(a.sun_path + 1, names[r], nl < sizeof(a.sun_path) - 1 ? nl : sizeof(a.sun_path) - 1);
+        if (connect(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + nl)) != 0 ||
+            (err = shoal__vmm_write_all(fd, &me, sizeof(me))) != 0) {
+            if (err == 0) err = errno;
+            close(fd);
+            return shoal__error(sh, SHOAL_ERR_SYSTEM, call,
+                                "cannot connect to PE %d's socket for sharing its GPU heap (%s): %s; node peers in "
+                                "separate network namespaces need SHOAL_HEAP_RESERVE=y",
+                                sh->node_pes[r], names[r], strerror(err));
+        }
+        v->sock[r] = fd;
+    }
+    for (int k = 0; k < me && err == 0; k++) {
+        int fd, who = -1;
+        ssize_t got;
+        if ((err = shoal__vmm_wait(sh, v->listen_fd, POLLIN)) != 0) break;
+        fd = accept4(v->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            err = errno;
+            break;
+        }
+        if ((err = shoal__vmm_wait(sh, fd, POLLIN)) == 0) {
+            got = recv(fd, &who, sizeof(who), MSG_WAITALL);
+            if (got != (ssize_t)sizeof(who) || who < 0 || who >= me || v->sock[who] >= 0) err = EPROTO;
+        }
+        if (err != 0) {
+            close(fd);
+            break;
+        }
+        v->sock[who] = fd;
+    }
+    if (err != 0)
+        return shoal__error(sh, SHOAL_ERR_SYSTEM, call,
+                            "the node's PEs could not connect to share their GPU heaps: %s (PE %d waited for the "
+                            "lower node ranks' connections)",
+                            strerror(err), sh->my_pe);
+    close(v->listen_fd); /* every pair is connected */
+    v->listen_fd = -1;
+    return SHOAL_SUCCESS;
+}
+
+/* Send n descriptors (one message of at most SHOAL__VMM_BATCH). */
+static int shoal__vmm_send_fds(shoal_t sh, int sock, const int *fds, size_t n)
+{
+    char ctl[CMSG_SPACE(sizeof(int) * SHOAL__VMM_BATCH)];
+    uint32_t count = (uint32_t)n;
+    struct iovec io = {.iov_base = &count, .iov_len = sizeof(count)};
+    struct msghdr m;
+    struct cmsghdr *c;
+    ssize_t k;
+
+    memset(&m, 0, sizeof(m));
+    memset(ctl, 0, sizeof(ctl));
+    m.msg_iov = &io;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl;
+    m.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+    c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+    if (shoal__vmm_wait(sh, sock, POLLOUT) != 0) return ETIMEDOUT;
+    do {
+        k = sendmsg(sock, &m, MSG_NOSIGNAL);
+    } while (k < 0 && errno == EINTR);
+    return k == (ssize_t)sizeof(count) ? 0 : k < 0 ? errno : EPROTO;
+}
+
+/* Receive exactly n descriptors (one message) into fds. */
+static int shoal__vmm_recv_fds(shoal_t sh, int sock, int *fds, size_t n)
+{
+    char ctl[CMSG_SPACE(sizeof(int) * SHOAL__VMM_BATCH)];
+    uint32_t count = 0;
+    struct iovec io = {.iov_base = &count, .iov_len = sizeof(count)};
+    struct msghdr m;
+    struct cmsghdr *c;
+    size_t got = 0;
+    ssize_t k;
+    int err;
+
+    memset(&m, 0, sizeof(m));
+    m.msg_iov = &io;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof(ctl);
+    if ((err = shoal__vmm_wait(sh, sock, POLLIN)) != 0) return err;
+    do {
+        k = recvmsg(sock, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC);
+    } while (k < 0 && errno == EINTR);
+    if (k != (ssize_t)sizeof(count)) return k < 0 ? errno : EPROTO;
+    for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            size_t nf = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < nf; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                if (got < n)
+                    fds[got++] = fd;
+                else
+                    close(fd);
+            }
+        }
+    if (got != n || count != n || (m.msg_flags & MSG_CTRUNC)) {
+        for (size_t i = 0; i < got; i++) close(fds[i]);
+        return EPROTO;
+    }
+    return 0;
+}
+
+/* What a peer's descriptor becomes here: chunk index c of node rank r
+ * (SIZE_MAX: its control area). */
+static int shoal__vmm_take(shoal_t sh, const char *call, int r, size_t c, int fd)
+{
+    struct shoal_gpu *g = sh->gpu;
+    shoal__vmm_t *v = g->vmm;
+    shoal__vmm_peer_t *p = &v->peer[r];
+    CUmemGenericAllocationHandle h = 0;
+    CUresult cr;
+
+    if (c != SIZE_MAX && !p->open) { /* not mapped here: its chunks are not needed */
+        close(fd);
+        return SHOAL_SUCCESS;
+    }
+    cr = v->import_fd(&h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    close(fd);
+    if (cr != CUDA_SUCCESS)
+        return shoal__vmm_cu_error(sh, call, "cuMemImportFromShareableHandle (a node peer's heap)", cr);
+    if (c == SIZE_MAX) {
+        p->ctrl = h;
+        return SHOAL_SUCCESS;
+    }
+    cr = shoal__vmm_map_at(v, g->device, p->base + c * v->chunk, v->chunk, h);
+    if (cr != CUDA_SUCCESS) {
+        v->release(h);
+        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot map PE %d's new heap chunk %zu here: %s", sh->node_pes[r],
+                            c, shoal__vmm_err(v, cr));
+    }
+    p->have[c] = h;
+    return SHOAL_SUCCESS;
+}
+
+/* Every node PE passes the given handles of its own (chunks idx[0..n), or
+ * its control area where idx is NULL) to every node peer, which takes
+ * them. Pairwise rounds, a batch at a time: at most one batch of
+ * descriptors is in flight per pair, and none is held long. Collective over
+ * the node, with the same idx everywhere. */
+static int shoal__vmm_share(shoal_t sh, const char *call, const size_t *idx, size_t n)
+{
+    shoal__vmm_t *v = sh->gpu->vmm;
+    int ns = sh->node_size, me = sh->node_rank, rc = SHOAL_SUCCESS;
+    int fds[SHOAL__VMM_BATCH], in[SHOAL__VMM_BATCH];
+
+    for (size_t b = 0; b < n && rc == SHOAL_SUCCESS; b += SHOAL__VMM_BATCH) {
+        size_t m = n - b < SHOAL__VMM_BATCH ? n - b : SHOAL__VMM_BATCH, made = 0;
+        for (; made < m; made++) {
+            CUmemGenericAllocationHandle h = idx != NULL ? v->have[idx[b + made]] : v->ctrl;
+            CUresult cr = v->export_fd(&fds[made], h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+            if (cr != CUDA_SUCCESS) {
+                rc = shoal__vmm_cu_error(sh, call, "cuMemExportToShareableHandle (this PE's heap)", cr);
+                break;
+            }
+        }
+        for (int k = 1; k < ns && rc == SHOAL_SUCCESS; k++) {
+            int to = (me + k) % ns, from = (me - k + ns) % ns, err;
+            err = shoal__vmm_send_fds(sh, v->sock[to], fds, m);
+            if (err == 0) err = shoal__vmm_recv_fds(sh, v->sock[from], in, m);
+            if (err != 0) {
+                rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call,
+                                  "passing GPU heap handles to PE %d and from PE %d over the node's sockets: %s",
+                                  sh->node_pes[to], sh->node_pes[from], strerror(err));
+                break;
+            }
+            for (size_t i = 0; i < m; i++) {
+                int trc = rc != SHOAL_SUCCESS
+                              ? (close(in[i]), rc)
+                              : shoal__vmm_take(sh, call, from, idx != NULL ? idx[b + i] : SIZE_MAX, in[i]);
+                if (rc == SHOAL_SUCCESS) rc = trc;
+            }
+        }
+        for (size_t i = 0; i < made; i++) close(fds[i]);
+    }
+    return rc;
+}
+
+int shoal__vmm_share_ctrl(shoal_t sh) { return shoal__vmm_share(sh, "shoal_init", NULL, 1); }
+
+int shoal__vmm_open_peer(shoal_t sh, int r, char **base_p, char **ctrl_p)
+{
+    static const char *call = "shoal_init";
+    struct shoal_gpu *g = sh->gpu;
+    shoal__vmm_t *v = g->vmm;
+    shoal__vmm_peer_t *p = &v->peer[r];
+    size_t align = v->gran > SHOAL__HEAP_BASE_ALIGN ? v->gran : SHOAL__HEAP_BASE_ALIGN;
+    CUresult cr;
+
+    if (p->ctrl == 0)
+        return shoal__error(sh, SHOAL_ERR_INTERNAL, call, "PE %d's GPU heap control area was not passed here",
+                            sh->node_pes[r]);
+    p->have = calloc(v->n_chunks, sizeof(*p->have));
+    if (p->have == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
+    cr = v->reserve(&p->base, v->heap_len + v->ctrl_len, align, 0, 0);
+    if (cr != CUDA_SUCCESS)
+        return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
+                            "cannot reserve %zu bytes of addresses for PE %d's growing GPU heap (cuMemAddressReserve: "
+                            "%s); lower %s",
+                            v->heap_len + v->ctrl_len, sh->node_pes[r], shoal__vmm_err(v, cr),
+                            shoal__heap_size_knob(sh));
+    cr = shoal__vmm_map_at(v, g->device, p->base + v->heap_len, v->ctrl_len, p->ctrl);
+    if (cr != CUDA_SUCCESS) {
+        v->addr_free(p->base, v->heap_len + v->ctrl_len);
+        p->base = 0;
+        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot map PE %d's GPU heap here (GPU %d): %s", sh->node_pes[r],
+                            g->device, shoal__vmm_err(v, cr));
+    }
+    p->open = true;
+    *base_p = (char *)(uintptr_t)p->base;
+    *ctrl_p = (char *)(uintptr_t)(p->base + v->heap_len);
+    return SHOAL_SUCCESS;
+}
+
+/* ------------------------------------------------------------ growth */
+
+bool shoal__vmm_grow_needed(shoal_t sh, size_t lo, size_t hi)
+{
+    shoal__vmm_t *v = sh->gpu->vmm;
+    for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi; c++)
+        if (v->have[c] == 0) return true;
+    return false;
+}
+
+int shoal__vmm_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep)
+{
+    struct shoal_gpu *g = sh->gpu;
+    shoal__vmm_t *v = g->vmm;
+    size_t want = 0, free_b = 0, total_b = 0;
+    CUresult cr = CUDA_SUCCESS;
+    bool fault = false;
+
+    v->n_fresh = 0;
+    for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi; c++)
+        if (v->have[c] == 0) want += v->chunk;
+    for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi && cr == CUDA_SUCCESS; c++) {
+        CUmemGenericAllocationHandle h = 0;
+        if (v->have[c] != 0) continue;
+        if (sh->fault_grows > 0) { /* SHOAL_FAULT=grow: as if the GPU were full */
+            sh->fault_grows--;
+            cr = CUDA_ERROR_OUT_OF_MEMORY;
+            fault = true;
+            break;
+        }
+        cr = v->create(&h, v->chunk, &v->prop, 0);
+        if (cr == CUDA_SUCCESS) {
+            cr = shoal__vmm_map_at(v, g->device, v->base + c * v->chunk, v->chunk, h);
+            if (cr != CUDA_SUCCESS) v->release(h);
+        }
+        if (cr == CUDA_SUCCESS) {
+            v->have[c] = h;
+            v->n_mapped++;
+            v->fresh[v->n_fresh++] = c;
+        }
+    }
+    if (cr == CUDA_SUCCESS) return SHOAL_SUCCESS;
+    /* What this growth mapped stays until the block goes back (the trim). */
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
+    snprintf(rep->where, sizeof(rep->where), "GPU %s (device %d)", g->bus_id, g->device);
+    rep->asked = want;
+    rep->avail = free_b;
+    v->n_fresh = 0;
+    return shoal__error(sh, SHOAL_ERR_HEAP_EXHAUSTED, call,
+                        "cannot map %zu more bytes of GPU heap on GPU %s (device %d), %zu of %zu bytes free: %s%s",
+                        want, g->bus_id, g->device, free_b, total_b, shoal__vmm_err(v, cr),
+                        fault ? " (SHOAL_FAULT)" : "");
+}
+
+int shoal__vmm_grow_share(shoal_t sh, const char *call)
+{
+    shoal__vmm_t *v = sh->gpu->vmm;
+    int rc = sh->node_size > 1 ? shoal__vmm_share(sh, call, v->fresh, v->n_fresh) : SHOAL_SUCCESS;
+    v->n_fresh = 0;
+    return rc;
+}
+
+/* Chunks wholly inside the free span [lo, hi) go back: mine and my mapping
+ * of every peer's (all PEs give back the same ones, in the same free). */
+void shoal__vmm_trim(shoal_t sh, size_t lo, size_t hi)
+{
+    struct shoal_gpu *g = sh->gpu;
+    shoal__vmm_t *v = g->vmm;
+    size_t first = (lo + v->chunk - 1) / v->chunk, end;
+
+    if (hi >= sh->alloc.size) hi = v->heap_len; /* the tail past the limit holds no block */
+    end = hi / v->chunk;
+    if (first >= end) return;
+    /* No copy of the internal stream may still use a chunk. */
+    if (g->stream != NULL) cudaStreamSynchronize(g->stream);
+    for (size_t c = first; c < end && c < v->n_chunks; c++) {
+        for (int r = 0; r < sh->node_size; r++) {
+            shoal__vmm_peer_t *p = &v->peer[r];
+            if (p->have == NULL || p->have[c] == 0) continue;
+            v->unmap(p->base + c * v->chunk, v->chunk);
+            v->release(p->have[c]);
+            p->have[c] = 0;
+        }
+        if (v->have[c] == 0) continue;
+        v->unmap(v->base + c * v->chunk, v->chunk);
+        v->release(v->have[c]);
+        v->have[c] = 0;
+        v->n_mapped--;
+    }
+    cudaGetLastError();
+}
+
+size_t shoal__vmm_mapped(shoal_t sh) { return sh->gpu->vmm->n_mapped * sh->gpu->vmm->chunk; }
+size_t shoal__vmm_chunk(shoal_t sh) { return sh->gpu->vmm->chunk; }
+const char *shoal__vmm_sock_name(shoal_t sh) { return sh->gpu->vmm->sock_name; }
+
+void shoal__vmm_destroy(shoal_t sh)
+{
+    struct shoal_gpu *g = sh->gpu;
+    shoal__vmm_t *v = g->vmm;
+
+    if (v == NULL) return;
+    for (int r = 0; v->peer != NULL && r < sh->node_size; r++) {
+        shoal__vmm_peer_t *p = &v->peer[r];
+        for (size_t c = 0; p->have != NULL && c < v->n_chunks; c++)
+            if (p->have[c] != 0) {
+                v->unmap(p->base + c * v->chunk, v->chunk);
+                v->release(p->have[c]);
+            }
+        if (p->open) v->unmap(p->base + v->heap_len, v->ctrl_len);
+        if (p->ctrl != 0) v->release(p->ctrl);
+        if (p->base != 0) v->addr_free(p->base, v->heap_len + v->ctrl_len);
+        free(p->have);
+    }
+    for (size_t c = 0; v->have != NULL && c < v->n_chunks; c++)
+        if (v->have[c] != 0) {
+            v->unmap(v->base + c * v->chunk, v->chunk);
+            v->release(v->have[c]);
+        }
+    if (v->ctrl != 0) {
+        v->unmap(v->base + v->heap_len, v->ctrl_len);
+        v->release(v->ctrl);
+    }
+    if (v->base != 0) v->addr_free(v->base, v->heap_len + v->ctrl_len);
+    for (int r = 0; v->sock != NULL && r < sh->node_size; r++)
+        if (v->sock[r] >= 0) close(v->sock[r]);
+    shoal__vmm_free(v);
+    g->vmm = NULL;
+    cudaGetLastError();
+}
+
+#endif /* SHOAL_HAVE_CUDA */
