@@ -138,7 +138,11 @@ static __device__ __forceinline__ int shoal__dev_team_barrier(const shoal_device
      * this PE may have taken the team's last barrier (in turn, as the rules
      * ask), and its store is seen after the meeting. */
     shoal__dev_sync<Scope>();
-    if (Scope == SHOAL__DEV_WARP) {
+    if (Scope == SHOAL__DEV_THREAD) {
+        /* A thread alone: in a register (threads of one block may be in
+         * barriers of different teams at once). */
+        gen = shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).load(cuda::memory_order_acquire) + 1;
+    } else if (Scope == SHOAL__DEV_WARP) {
         unsigned w = shoal__dev_warp_size();
         if (rank == 0) gen = shoal__dev_flag_ref(mine[SHOAL_DEVICE_TEAM_GEN]).load(cuda::memory_order_acquire) + 1;
         gen = __shfl_sync(w == 32 ? 0xffffffffu : (1u << w) - 1, gen, 0);

@@ -108,6 +108,10 @@ int nvshmem_my_pe(void);
 int nvshmem_n_pes(void);
 void nvshmem_info_get_version(int *major, int *minor);
 void nvshmem_info_get_name(char *name);
+/* shoal's own version (NVSHMEM: the vendor's). */
+void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch);
+#define NVSHMEM_VENDOR_VERSION                                                                                         \
+    (NVSHMEM_VENDOR_MAJOR_VERSION * 10000 + NVSHMEM_VENDOR_MINOR_VERSION * 100 + NVSHMEM_VENDOR_PATCH_VERSION)
 /* Print nothing more, end every PE of the job with status. */
 void nvshmem_global_exit(int status);
 
@@ -145,7 +149,11 @@ NVSHMEM__RMA_TYPES(NVSHMEM__RMA_DECL)
     void nvshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);                               \
     void nvshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);                               \
     void nvshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);      \
-    void nvshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+    void nvshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);      \
+    void nvshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,                 \
+                                    uint64_t signal, int sig_op, int pe);                                              \
+    void nvshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,             \
+                                        uint64_t signal, int sig_op, int pe);
 NVSHMEM__SIZED_DECL(8)
 NVSHMEM__SIZED_DECL(16)
 NVSHMEM__SIZED_DECL(32)
@@ -277,6 +285,8 @@ typedef struct shoal_nvshmem_device_state {
  * module at load): called with the new state whenever it changes, and at
  * once where an instance exists; returns a cudaError_t. */
 void shoal_nvshmem_device_register(int (*bind)(const shoal_nvshmem_device_state_t *state));
+/* The module is being unloaded: its copier is forgotten. */
+void shoal_nvshmem_device_unregister(int (*bind)(const shoal_nvshmem_device_state_t *state));
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
  * convention for errors (print, end the job). */
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 static shoal_t nv__sh;
 static MPI_Comm nv__comm = MPI_COMM_NULL; /* the communicator it lives on (a second init must name the same) */
+static atomic_bool nv__pending;           /* a CUDA module registered after init waits for its copy of the state */
 static int nv__inits;                     /* inits not yet matched by a finalize */
 static int nv__mpi_ours;                  /* nvshmem_init initialized MPI: the last nvshmem_finalize ends it */
 static shoal_team_t nv__teams[NV__TEAMS];
@@ -58,12 +60,18 @@ static void nv__die_msg(const char *call, const char *msg)
     abort();
 }
 
+static void nv__publish(void);
+
 static void nv__need(const char *call)
 {
     if (__builtin_expect(nv__sh == NULL, 0)) {
         fprintf(stderr, "%s: called before nvshmem_init (or after nvshmem_finalize)\n", call);
         nvshmem_global_exit(1);
     }
+    /* A module loaded since the last call gets its copy of the state. */
+    if (__builtin_expect(atomic_load_explicit(&nv__pending, memory_order_relaxed), 0) &&
+        atomic_exchange(&nv__pending, false))
+        nv__publish();
 }
 
 #define NV__OK(call, expr)                                                                                             \
@@ -200,9 +208,22 @@ void shoal_nvshmem_device_register(int (*bind)(const shoal_nvshmem_device_state_
         return;
     }
     nv__binders[nv__nbinders++] = bind;
-    now = nv__sh != NULL; /* a module loaded after nvshmem_init */
+    /* A module loaded after nvshmem_init: its constructor runs before CUDA
+     * knows its variables, so it is filled at the next host call. */
+    now = nv__sh != NULL;
     pthread_mutex_unlock(&nv__bind_lock);
-    if (now) nv__publish();
+    if (now) atomic_store(&nv__pending, true);
+}
+
+void shoal_nvshmem_device_unregister(int (*bind)(const shoal_nvshmem_device_state_t *state))
+{
+    pthread_mutex_lock(&nv__bind_lock);
+    for (int i = 0; i < nv__nbinders; i++)
+        if (nv__binders[i] == bind) {
+            nv__binders[i] = nv__binders[--nv__nbinders];
+            break;
+        }
+    pthread_mutex_unlock(&nv__bind_lock);
 }
 
 /* ------------------------------------------------------------ life */
@@ -389,6 +410,13 @@ void nvshmem_info_get_version(int *major, int *minor)
     if (minor) *minor = NVSHMEM_MINOR_VERSION;
 }
 
+void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch)
+{
+    if (major) *major = NVSHMEM_VENDOR_MAJOR_VERSION;
+    if (minor) *minor = NVSHMEM_VENDOR_MINOR_VERSION;
+    if (patch) *patch = NVSHMEM_VENDOR_PATCH_VERSION;
+}
+
 void nvshmem_info_get_name(char *name)
 {
     if (name) snprintf(name, NVSHMEM_MAX_NAME_LEN, "%s", NVSHMEM_VENDOR_STRING);
@@ -550,6 +578,31 @@ static size_t nv__bytes(const char *call, size_t nelems, size_t size)
         nv__need("nvshmem_iget" #BITS);                                                                                \
         NV__OK("nvshmem_iget" #BITS, shoal_iget##BITS(nv__sh, dest, source, dst, sst, nelems, pe));                    \
     }
+#define NV__SIZED_SIGNAL_DEF(BITS)                                                                                     \
+    void nvshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,                 \
+                                    uint64_t signal, int sig_op, int pe)                                               \
+    {                                                                                                                  \
+        nv__need("nvshmem_put" #BITS "_signal");                                                                       \
+        NV__OK("nvshmem_put" #BITS "_signal",                                                                          \
+               shoal_put_signal(nv__sh, dest, source, nv__bytes("nvshmem_put" #BITS "_signal", nelems, BITS / 8),      \
+                                sig_addr, signal, sig_op, pe));                                                        \
+    }                                                                                                                  \
+    void nvshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,             \
+                                        uint64_t signal, int sig_op, int pe)                                           \
+    {                                                                                                                  \
+        nv__need("nvshmem_put" #BITS "_signal_nbi");                                                                   \
+        NV__OK("nvshmem_put" #BITS "_signal_nbi",                                                                      \
+               shoal_put_signal_nbi(nv__sh, dest, source,                                                              \
+                                    nv__bytes("nvshmem_put" #BITS "_signal_nbi", nelems, BITS / 8), sig_addr, signal,  \
+                                    sig_op, pe));                                                                      \
+    }
+NV__SIZED_SIGNAL_DEF(8)
+NV__SIZED_SIGNAL_DEF(16)
+NV__SIZED_SIGNAL_DEF(32)
+NV__SIZED_SIGNAL_DEF(64)
+NV__SIZED_SIGNAL_DEF(128)
+#undef NV__SIZED_SIGNAL_DEF
+
 NV__SIZED_DEF(8)
 NV__SIZED_DEF(16)
 NV__SIZED_DEF(32)

@@ -4,14 +4,15 @@
  * documentation; kernels call NVSHMEM's names with no handle argument.
  *
  * The state. NVSHMEM's device calls take no shoal_device_t, so each CUDA
- * module (each .cu file, or each device link with -rdc=true) that includes
- * this header keeps a copy of the process's (shoal__nv_state, constant
- * memory) and registers a copier for it when it is loaded. nvshmem_init
- * fills every registered copy on the instance's GPU, team splits and
- * destroys update them, nvshmem_finalize clears them; a module loaded
- * later (dlopen) is filled at once. Kernels in any module, plain launches,
- * cooperative launches or CUDA graphs, read it at run time. -rdc=true is
- * not needed (NVSHMEM's own build asks for it; both work).
+ * module keeps a copy of the process's (shoal__nv_state): with -rdc=true
+ * one per device link (an inline variable in global memory, which the
+ * device linker merges), else one per .cu file (in constant memory). Each file that includes this
+ * header registers a copier when it is loaded (and withdraws it when it is
+ * unloaded). nvshmem_init fills every registered copy on the instance's GPU,
+ * team splits and destroys update them, nvshmem_finalize clears them; a
+ * module loaded later (dlopen) is filled at the next NVSHMEM host call.
+ * Kernels in any module, plain launches, cooperative launches or CUDA
+ * graphs, read it at run time. Like shoal_device.cuh, this needs C++17.
  *
  * Functions with a host form too (nvshmem_putmem, nvshmem_quiet...) are
  * the host declarations of nvshmem.h, given a device body in the device
@@ -50,14 +51,31 @@
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 20040
 
+#ifdef __CUDACC_RDC__
+/* One per device link: an inline variable the device linker merges. (In
+ * global memory: nvlink 13 crashes on inline __constant__ variables of
+ * this size in 30 or more objects.) */
+inline __device__ shoal_nvshmem_device_state_t shoal__nv_state;
+#else
 static __constant__ shoal_nvshmem_device_state_t shoal__nv_state;
+#endif
 
+/* On a stream of its own that does not wait for the legacy stream: a
+ * kernel that runs while the state changes (it waits on the host, say)
+ * does not hold the copy up. */
 static int shoal__nv_bind(const shoal_nvshmem_device_state_t *state)
 {
-    return (int)cudaMemcpyToSymbol(shoal__nv_state, state, sizeof(*state));
+    cudaStream_t s = NULL;
+    cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (err == cudaSuccess)
+        err = cudaMemcpyToSymbolAsync(shoal__nv_state, state, sizeof(*state), 0, cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    if (s != NULL) cudaStreamDestroy(s);
+    return (int)err;
 }
 
 __attribute__((constructor)) static void shoal__nv_register(void) { shoal_nvshmem_device_register(shoal__nv_bind); }
+__attribute__((destructor)) static void shoal__nv_unregister(void) { shoal_nvshmem_device_unregister(shoal__nv_bind); }
 
 /* ------------------------------------------------------------ internals */
 
@@ -93,7 +111,8 @@ static __device__ __noinline__ void shoal__nv_fail(const char *call, int pe, int
  * scope SCOPE; a failure traps with the message. */
 #define SHOAL__NV_RUN(SCOPE, CALL, PE, EXPR)                                                                           \
     do {                                                                                                               \
-        if (!shoal__nv_state.ready) shoal__nv_fail((CALL), -1, SHOAL_ERR_INVALID_INSTANCE, true);                      \
+        if (!shoal__nv_state.ready)                                                                                    \
+            shoal__nv_fail((CALL), -1, SHOAL_ERR_INVALID_INSTANCE, shoal__dev_rank<SCOPE>() == 0);                     \
         const shoal_device_t &dev = shoal__nv_state.dev;                                                               \
         int nv_rc_ = (EXPR);                                                                                           \
         if (nv_rc_ != SHOAL_SUCCESS) shoal__nv_fail((CALL), (PE), nv_rc_, shoal__dev_rank<SCOPE>() == 0);              \
@@ -238,6 +257,49 @@ static __device__ __forceinline__ int shoal__nv_strided(const shoal_device_t &de
     return rc;
 }
 
+/* nelems of size bytes; a count whose bytes overflow becomes SIZE_MAX,
+ * which the range check refuses. */
+static __device__ __forceinline__ size_t shoal__nv_bytes(size_t nelems, size_t size)
+{
+    return nelems > SIZE_MAX / size ? SIZE_MAX : nelems * size;
+}
+
+/* The lowest (worst: errors are negative) status of the group's threads. */
+template <int Scope> static __device__ __forceinline__ int shoal__nv_group_min(int v)
+{
+    if (Scope == SHOAL__DEV_WARP) {
+        unsigned w = shoal__dev_warp_size();
+        return __reduce_min_sync(w == 32 ? 0xffffffffu : (1u << w) - 1, v);
+    }
+    if (Scope == SHOAL__DEV_BLOCK) {
+        __shared__ int shoal__nv_min;
+        if (shoal__dev_block_rank() == 0) shoal__nv_min = 0;
+        __syncthreads();
+        if (v < 0) atomicMin(&shoal__nv_min, v);
+        __syncthreads();
+        v = shoal__nv_min;
+        __syncthreads(); /* read by all before the next call resets it */
+    }
+    return v;
+}
+
+/* Strided RMA by a group: its threads share the elements. */
+template <int Scope>
+static __device__ __forceinline__ int shoal__nv_strided_group(const shoal_device_t &dev, bool is_put, void *dest,
+                                                              const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                                              size_t nelems, size_t size, int pe)
+{
+    int rc = SHOAL_SUCCESS;
+    unsigned n = shoal__dev_size<Scope>();
+    shoal__dev_sync<Scope>(); /* the group's writes to src first */
+    for (size_t i = shoal__dev_rank<Scope>(); i < nelems && rc == SHOAL_SUCCESS; i += n) {
+        char *d = (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)size;
+        const char *s = (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)size;
+        rc = is_put ? shoal_dev_put(dev, d, s, size, pe) : shoal_dev_get(dev, d, s, size, pe);
+    }
+    return shoal__nv_group_min<Scope>(rc);
+}
+
 /* Atomics of the extended types (float, double): fetch, set and swap on
  * the same bits as an unsigned integer of their size. */
 template <typename T> struct shoal__nv_bits {
@@ -290,24 +352,24 @@ SHOAL__NV_RMA_GROUP(_block, SHOAL__DEV_BLOCK)
     __device__ __forceinline__ void nvshmemx_put##BITS##SUFFIX(void *dest, const void *source, size_t nelems, int pe)  \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_put" #BITS #SUFFIX, pe,                                                         \
-                      shoal_dev_put##SUFFIX(dev, dest, source, nelems *(BITS / 8), pe));                               \
+                      shoal_dev_put##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), pe));                \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_get##BITS##SUFFIX(void *dest, const void *source, size_t nelems, int pe)  \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_get" #BITS #SUFFIX, pe,                                                         \
-                      shoal_dev_get##SUFFIX(dev, dest, source, nelems *(BITS / 8), pe));                               \
+                      shoal_dev_get##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), pe));                \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_put##BITS##_nbi##SUFFIX(void *dest, const void *source, size_t nelems,    \
                                                                      int pe)                                           \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_put" #BITS "_nbi" #SUFFIX, pe,                                                  \
-                      shoal_dev_put_nbi##SUFFIX(dev, dest, source, nelems *(BITS / 8), pe));                           \
+                      shoal_dev_put_nbi##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), pe));            \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_get##BITS##_nbi##SUFFIX(void *dest, const void *source, size_t nelems,    \
                                                                      int pe)                                           \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_get" #BITS "_nbi" #SUFFIX, pe,                                                  \
-                      shoal_dev_get_nbi##SUFFIX(dev, dest, source, nelems *(BITS / 8), pe));                           \
+                      shoal_dev_get_nbi##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), pe));            \
     }
 #define SHOAL__NV_SIZED_GROUP(BITS)                                                                                    \
     SHOAL__NV_SIZED_GROUP1(BITS, _warp, SHOAL__DEV_WARP) SHOAL__NV_SIZED_GROUP1(BITS, _block, SHOAL__DEV_BLOCK)
@@ -323,44 +385,105 @@ SHOAL__NV_SIZED_GROUP(128)
     __device__ __forceinline__ void nvshmemx_##N##_put##SUFFIX(T *dest, const T *source, size_t nelems, int pe)        \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_" #N "_put" #SUFFIX, pe,                                                        \
-                      shoal_dev_put##SUFFIX(dev, dest, source, nelems * sizeof(T), pe));                               \
+                      shoal_dev_put##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), pe));               \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_##N##_get##SUFFIX(T *dest, const T *source, size_t nelems, int pe)        \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_" #N "_get" #SUFFIX, pe,                                                        \
-                      shoal_dev_get##SUFFIX(dev, dest, source, nelems * sizeof(T), pe));                               \
+                      shoal_dev_get##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), pe));               \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_##N##_put_nbi##SUFFIX(T *dest, const T *source, size_t nelems, int pe)    \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_" #N "_put_nbi" #SUFFIX, pe,                                                    \
-                      shoal_dev_put_nbi##SUFFIX(dev, dest, source, nelems * sizeof(T), pe));                           \
+                      shoal_dev_put_nbi##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), pe));           \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_##N##_get_nbi##SUFFIX(T *dest, const T *source, size_t nelems, int pe)    \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_" #N "_get_nbi" #SUFFIX, pe,                                                    \
-                      shoal_dev_get_nbi##SUFFIX(dev, dest, source, nelems * sizeof(T), pe));                           \
+                      shoal_dev_get_nbi##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), pe));           \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_##N##_put_signal##SUFFIX(T *dest, const T *source, size_t nelems,         \
                                                                       uint64_t *sig_addr, uint64_t signal, int sig_op, \
                                                                       int pe)                                          \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_" #N "_put_signal" #SUFFIX, pe,                                                 \
-                      shoal_dev_put_signal##SUFFIX(dev, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op,    \
-                                                   pe));                                                               \
+                      shoal_dev_put_signal##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), sig_addr,    \
+                                                   signal, sig_op, pe));                                               \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_##N##_put_signal_nbi##SUFFIX(T *dest, const T *source, size_t nelems,     \
                                                                           uint64_t *sig_addr, uint64_t signal,         \
                                                                           int sig_op, int pe)                          \
     {                                                                                                                  \
         SHOAL__NV_RUN(SCOPE, "nvshmemx_" #N "_put_signal_nbi" #SUFFIX, pe,                                             \
-                      shoal_dev_put_signal##SUFFIX(dev, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op,    \
-                                                   pe));                                                               \
+                      shoal_dev_put_signal##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), sig_addr,    \
+                                                   signal, sig_op, pe));                                               \
     }
 #define SHOAL__NV_TYPED_GROUP(T, N)                                                                                    \
     SHOAL__NV_TYPED_GROUP1(T, N, _warp, SHOAL__DEV_WARP) SHOAL__NV_TYPED_GROUP1(T, N, _block, SHOAL__DEV_BLOCK)
 NVSHMEM__RMA_TYPES(SHOAL__NV_TYPED_GROUP)
 #undef SHOAL__NV_TYPED_GROUP
 #undef SHOAL__NV_TYPED_GROUP1
+
+/* _warp and _block strided RMA (typed and sized) and sized put_signal. */
+#define SHOAL__NV_STRIDED_GROUP1(NAME, T, SIZE, SUFFIX, SCOPE)                                                         \
+    __device__ __forceinline__ void nvshmemx_##NAME##_iput##SUFFIX(T *dest, const T *source, ptrdiff_t dst,            \
+                                                                   ptrdiff_t sst, size_t nelems, int pe)               \
+    {                                                                                                                  \
+        SHOAL__NV_RUN(SCOPE, "nvshmemx_" #NAME "_iput" #SUFFIX, pe,                                                    \
+                      shoal__nv_strided_group<SCOPE>(dev, true, dest, source, dst, sst, nelems, SIZE, pe));            \
+    }                                                                                                                  \
+    __device__ __forceinline__ void nvshmemx_##NAME##_iget##SUFFIX(T *dest, const T *source, ptrdiff_t dst,            \
+                                                                   ptrdiff_t sst, size_t nelems, int pe)               \
+    {                                                                                                                  \
+        SHOAL__NV_RUN(SCOPE, "nvshmemx_" #NAME "_iget" #SUFFIX, pe,                                                    \
+                      shoal__nv_strided_group<SCOPE>(dev, false, dest, source, dst, sst, nelems, SIZE, pe));           \
+    }
+#define SHOAL__NV_STRIDED_TYPED(T, N)                                                                                  \
+    SHOAL__NV_STRIDED_GROUP1(N, T, sizeof(T), _warp, SHOAL__DEV_WARP)                                                  \
+    SHOAL__NV_STRIDED_GROUP1(N, T, sizeof(T), _block, SHOAL__DEV_BLOCK)
+NVSHMEM__RMA_TYPES(SHOAL__NV_STRIDED_TYPED)
+#undef SHOAL__NV_STRIDED_TYPED
+#undef SHOAL__NV_STRIDED_GROUP1
+
+/* The sized ones are nvshmemx_iputBITS_warp (no underscore before BITS). */
+#define SHOAL__NV_SIZED_MORE1(BITS, SUFFIX, SCOPE)                                                                     \
+    __device__ __forceinline__ void nvshmemx_iput##BITS##SUFFIX(void *dest, const void *source, ptrdiff_t dst,         \
+                                                                ptrdiff_t sst, size_t nelems, int pe)                  \
+    {                                                                                                                  \
+        SHOAL__NV_RUN(SCOPE, "nvshmemx_iput" #BITS #SUFFIX, pe,                                                        \
+                      shoal__nv_strided_group<SCOPE>(dev, true, dest, source, dst, sst, nelems, BITS / 8, pe));        \
+    }                                                                                                                  \
+    __device__ __forceinline__ void nvshmemx_iget##BITS##SUFFIX(void *dest, const void *source, ptrdiff_t dst,         \
+                                                                ptrdiff_t sst, size_t nelems, int pe)                  \
+    {                                                                                                                  \
+        SHOAL__NV_RUN(SCOPE, "nvshmemx_iget" #BITS #SUFFIX, pe,                                                        \
+                      shoal__nv_strided_group<SCOPE>(dev, false, dest, source, dst, sst, nelems, BITS / 8, pe));       \
+    }                                                                                                                  \
+    __device__ __forceinline__ void nvshmemx_put##BITS##_signal##SUFFIX(void *dest, const void *source, size_t nelems, \
+                                                                        uint64_t *sig_addr, uint64_t signal,           \
+                                                                        int sig_op, int pe)                            \
+    {                                                                                                                  \
+        SHOAL__NV_RUN(SCOPE, "nvshmemx_put" #BITS "_signal" #SUFFIX, pe,                                               \
+                      shoal_dev_put_signal##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), sig_addr,     \
+                                                   signal, sig_op, pe));                                               \
+    }                                                                                                                  \
+    __device__ __forceinline__ void nvshmemx_put##BITS##_signal_nbi##SUFFIX(void *dest, const void *source,            \
+                                                                            size_t nelems, uint64_t *sig_addr,         \
+                                                                            uint64_t signal, int sig_op, int pe)       \
+    {                                                                                                                  \
+        SHOAL__NV_RUN(SCOPE, "nvshmemx_put" #BITS "_signal_nbi" #SUFFIX, pe,                                           \
+                      shoal_dev_put_signal##SUFFIX(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), sig_addr,     \
+                                                   signal, sig_op, pe));                                               \
+    }
+#define SHOAL__NV_SIZED_MORE(BITS)                                                                                     \
+    SHOAL__NV_SIZED_MORE1(BITS, _warp, SHOAL__DEV_WARP) SHOAL__NV_SIZED_MORE1(BITS, _block, SHOAL__DEV_BLOCK)
+SHOAL__NV_SIZED_MORE(8)
+SHOAL__NV_SIZED_MORE(16)
+SHOAL__NV_SIZED_MORE(32)
+SHOAL__NV_SIZED_MORE(64)
+SHOAL__NV_SIZED_MORE(128)
+#undef SHOAL__NV_SIZED_MORE
+#undef SHOAL__NV_SIZED_MORE1
 
 /* _warp and _block barriers and collectives. */
 #define SHOAL__NV_COLL_GROUP(SUFFIX, SCOPE)                                                                            \
@@ -479,6 +602,25 @@ SHOAL_REDUCE_BITWISE_TYPES(SHOAL__NV_BIT_B)
 #ifdef __CUDA_ARCH__
 #define SHOAL__NV_HD __host__ __device__ __forceinline__
 
+SHOAL__NV_HD void nvshmem_info_get_version(int *major, int *minor)
+{
+    if (major) *major = NVSHMEM_MAJOR_VERSION;
+    if (minor) *minor = NVSHMEM_MINOR_VERSION;
+}
+SHOAL__NV_HD void nvshmem_info_get_name(char *name)
+{
+    const char *s = NVSHMEM_VENDOR_STRING;
+    int i = 0;
+    if (name == NULL) return;
+    for (; s[i] != '\0' && i < NVSHMEM_MAX_NAME_LEN - 1; i++) name[i] = s[i];
+    name[i] = '\0';
+}
+SHOAL__NV_HD void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch)
+{
+    if (major) *major = NVSHMEM_VENDOR_MAJOR_VERSION;
+    if (minor) *minor = NVSHMEM_VENDOR_MINOR_VERSION;
+    if (patch) *patch = NVSHMEM_VENDOR_PATCH_VERSION;
+}
 SHOAL__NV_HD int nvshmem_my_pe(void) { return shoal__nv_state.ready ? shoal__nv_state.dev.my_pe : -1; }
 SHOAL__NV_HD int nvshmem_n_pes(void) { return shoal__nv_state.ready ? shoal__nv_state.dev.n_pes : -1; }
 SHOAL__NV_HD int nvshmem_team_my_pe(nvshmem_team_t team_h)
@@ -493,12 +635,15 @@ SHOAL__NV_HD int nvshmem_team_n_pes(nvshmem_team_t team_h)
     const shoal_dev_team_t *t = shoal__nv_team(team_h, &rc);
     return t != NULL ? t->n_pes : -1;
 }
+SHOAL__NV_HD int nvshmemx_my_pe(nvshmem_team_t team_h) { return nvshmem_team_my_pe(team_h); }
+SHOAL__NV_HD int nvshmemx_n_pes(nvshmem_team_t team_h) { return nvshmem_team_n_pes(team_h); }
 SHOAL__NV_HD int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team)
 {
     int rc;
     const shoal_dev_team_t *s = shoal__nv_team(src_team, &rc), *d = shoal__nv_team(dest_team, &rc);
     if (s == NULL || d == NULL || src_pe < 0 || src_pe >= s->n_pes) return -1;
     int pe = s->start + src_pe * s->stride, k = pe - d->start;
+    if (d->n_pes == 1) return k == 0 ? 0 : -1; /* a one-member team's stride is 0 */
     if (d->stride <= 0 || k < 0 || k % d->stride != 0 || k / d->stride >= d->n_pes) return -1;
     return k / d->stride;
 }
@@ -530,22 +675,22 @@ SHOAL__NV_HD void nvshmem_getmem_nbi(void *dest, const void *source, size_t byte
     SHOAL__NV_HD void nvshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe)                         \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_put" #BITS, pe,                                                      \
-                      shoal_dev_put(dev, dest, source, nelems *(BITS / 8), pe));                                       \
+                      shoal_dev_put(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), pe));                        \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe)                         \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_get" #BITS, pe,                                                      \
-                      shoal_dev_get(dev, dest, source, nelems *(BITS / 8), pe));                                       \
+                      shoal_dev_get(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), pe));                        \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe)                   \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_put" #BITS "_nbi", pe,                                               \
-                      shoal_dev_put_nbi(dev, dest, source, nelems *(BITS / 8), pe));                                   \
+                      shoal_dev_put_nbi(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), pe));                    \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe)                   \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_get" #BITS "_nbi", pe,                                               \
-                      shoal_dev_get_nbi(dev, dest, source, nelems *(BITS / 8), pe));                                   \
+                      shoal_dev_get_nbi(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), pe));                    \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
                                          int pe)                                                                       \
@@ -566,26 +711,49 @@ SHOAL__NV_SIZED(64)
 SHOAL__NV_SIZED(128)
 #undef SHOAL__NV_SIZED
 
+/* Sized put_signal, one thread. */
+#define SHOAL__NV_SIZED_SIGNAL(BITS)                                                                                   \
+    SHOAL__NV_HD void nvshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,    \
+                                                 uint64_t signal, int sig_op, int pe)                                  \
+    {                                                                                                                  \
+        SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_put" #BITS "_signal", pe,                                            \
+                      shoal_dev_put_signal(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), sig_addr, signal,     \
+                                           sig_op, pe));                                                               \
+    }                                                                                                                  \
+    SHOAL__NV_HD void nvshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,                    \
+                                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)          \
+    {                                                                                                                  \
+        SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_put" #BITS "_signal_nbi", pe,                                        \
+                      shoal_dev_put_signal(dev, dest, source, shoal__nv_bytes(nelems, BITS / 8), sig_addr, signal,     \
+                                           sig_op, pe));                                                               \
+    }
+SHOAL__NV_SIZED_SIGNAL(8)
+SHOAL__NV_SIZED_SIGNAL(16)
+SHOAL__NV_SIZED_SIGNAL(32)
+SHOAL__NV_SIZED_SIGNAL(64)
+SHOAL__NV_SIZED_SIGNAL(128)
+#undef SHOAL__NV_SIZED_SIGNAL
+
 #define SHOAL__NV_TYPED(T, N)                                                                                          \
     SHOAL__NV_HD void nvshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)                               \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_put", pe,                                                     \
-                      shoal_dev_put(dev, dest, source, nelems * sizeof(T), pe));                                       \
+                      shoal_dev_put(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), pe));                       \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)                               \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_get", pe,                                                     \
-                      shoal_dev_get(dev, dest, source, nelems * sizeof(T), pe));                                       \
+                      shoal_dev_get(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), pe));                       \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)                           \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_put_nbi", pe,                                                 \
-                      shoal_dev_put_nbi(dev, dest, source, nelems * sizeof(T), pe));                                   \
+                      shoal_dev_put_nbi(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), pe));                   \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe)                           \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_get_nbi", pe,                                                 \
-                      shoal_dev_get_nbi(dev, dest, source, nelems * sizeof(T), pe));                                   \
+                      shoal_dev_get_nbi(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), pe));                   \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_##N##_p(T *dest, T value, int pe)                                                        \
     {                                                                                                                  \
@@ -613,13 +781,15 @@ SHOAL__NV_SIZED(128)
                                                uint64_t signal, int sig_op, int pe)                                    \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_put_signal", pe,                                              \
-                      shoal_dev_put_signal(dev, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe));      \
+                      shoal_dev_put_signal(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), sig_addr, signal,    \
+                                           sig_op, pe));                                                               \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,        \
                                                    uint64_t signal, int sig_op, int pe)                                \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_put_signal_nbi", pe,                                          \
-                      shoal_dev_put_signal(dev, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe));      \
+                      shoal_dev_put_signal(dev, dest, source, shoal__nv_bytes(nelems, sizeof(T)), sig_addr, signal,    \
+                                           sig_op, pe));                                                               \
     }
 NVSHMEM__RMA_TYPES(SHOAL__NV_TYPED)
 #undef SHOAL__NV_TYPED

@@ -14,7 +14,7 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* nvshmemx_init_attr: where the instance lives. */
-typedef struct nvshmemx_init_attr {
+typedef struct {
     int version;
     void *mpi_comm; /* an MPI_Comm * (NVSHMEMX_INIT_WITH_MPI_COMM): the PEs are its ranks */
     int reserved[14];
@@ -70,42 +70,6 @@ void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
-/* Kernels whose PEs wait for each other inside (device barriers and
- * collectives) need every block of the grid resident at once: a
- * cooperative launch (cudaLaunchCooperativeKernel), which fails rather
- * than start a grid that does not fit. Inline, so that the kernel is
- * looked up in the caller's CUDA runtime, where it is registered. Returns
- * NVSHMEMX_SUCCESS, or NVSHMEMX_ERROR_* after printing why. PEs that share
- * a GPU share its SMs: their grids together must fit (MPS), which no
- * launch can check. */
-static inline int nvshmemx_collective_launch(const void *func, dim3 gridDims, dim3 blockDims, void **args,
-                                             size_t sharedMem, cudaStream_t stream)
-{
-    cudaError_t err;
-    if (nvshmemx_init_status() != NVSHMEM_STATUS_IS_INITIALIZED) {
-        fprintf(stderr, "nvshmemx_collective_launch: called before nvshmem_init (or after nvshmem_finalize)\n");
-        return NVSHMEMX_ERROR_GPU_NOT_SELECTED;
-    }
-    if (func == NULL) {
-        fprintf(stderr, "nvshmemx_collective_launch: func is NULL\n");
-        return NVSHMEMX_ERROR_INVALID_VALUE;
-    }
-    err = cudaLaunchCooperativeKernel(func, gridDims, blockDims, args, sharedMem, stream);
-    if (err != cudaSuccess) {
-        fprintf(stderr,
-                "PE %d: nvshmemx_collective_launch: grid %ux%ux%u of blocks %ux%ux%u, %zu bytes of shared memory: "
-                "cudaLaunchCooperativeKernel: %s%s\n",
-                nvshmem_my_pe(), gridDims.x, gridDims.y, gridDims.z, blockDims.x, blockDims.y, blockDims.z, sharedMem,
-                cudaGetErrorString(err),
-                err == cudaErrorCooperativeLaunchTooLarge
-                    ? " (more blocks than fit at once: nvshmemx_collective_launch_query_gridsize gives the most)"
-                    : "");
-        cudaGetLastError();
-        return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
-    }
-    return NVSHMEMX_SUCCESS;
-}
-
 /* The most blocks of blockDims (with sharedMem bytes of dynamic shared
  * memory) that nvshmemx_collective_launch can start on the current GPU:
  * blocks resident per SM times its SMs; args is not needed. */
@@ -130,6 +94,54 @@ static inline int nvshmemx_collective_launch_query_gridsize(const void *func, di
         return NVSHMEMX_ERROR_INTERNAL;
     }
     *gridsize = per_sm * sms;
+    return NVSHMEMX_SUCCESS;
+}
+
+/* Kernels whose PEs wait for each other inside (device barriers and
+ * collectives) need every block of the grid resident at once: a
+ * cooperative launch (cudaLaunchCooperativeKernel), which fails rather
+ * than start a grid that does not fit. Inline, so that the kernel is
+ * looked up in the caller's CUDA runtime, where it is registered. Returns
+ * NVSHMEMX_SUCCESS, or NVSHMEMX_ERROR_* after printing why. PEs that share
+ * a GPU share its SMs: their grids together must fit (MPS), which no
+ * launch can check. */
+static inline int nvshmemx_collective_launch(const void *func, dim3 gridDims, dim3 blockDims, void **args,
+                                             size_t sharedMem, cudaStream_t stream)
+{
+    cudaError_t err;
+    if (nvshmemx_init_status() != NVSHMEM_STATUS_IS_INITIALIZED) {
+        fprintf(stderr, "nvshmemx_collective_launch: called before nvshmem_init (or after nvshmem_finalize)\n");
+        return NVSHMEMX_ERROR_GPU_NOT_SELECTED;
+    }
+    if (func == NULL) {
+        fprintf(stderr, "nvshmemx_collective_launch: func is NULL\n");
+        return NVSHMEMX_ERROR_INVALID_VALUE;
+    }
+    if (gridDims.x == 0 || gridDims.y == 0 || gridDims.z == 0) {
+        /* A grid of 0: the largest that fits at once. */
+        int most = 0, qrc = nvshmemx_collective_launch_query_gridsize(func, blockDims, args, sharedMem, &most);
+        if (qrc != NVSHMEMX_SUCCESS) return qrc;
+        if (most < 1) {
+            fprintf(stderr, "nvshmemx_collective_launch: not one block of %ux%ux%u fits on this GPU\n", blockDims.x,
+                    blockDims.y, blockDims.z);
+            return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+        }
+        gridDims.x = (unsigned)most;
+        gridDims.y = gridDims.z = 1;
+    }
+    err = cudaLaunchCooperativeKernel(func, gridDims, blockDims, args, sharedMem, stream);
+    if (err != cudaSuccess) {
+        fprintf(stderr,
+                "PE %d: nvshmemx_collective_launch: grid %ux%ux%u of blocks %ux%ux%u, %zu bytes of shared memory: "
+                "cudaLaunchCooperativeKernel: %s%s\n",
+                nvshmem_my_pe(), gridDims.x, gridDims.y, gridDims.z, blockDims.x, blockDims.y, blockDims.z, sharedMem,
+                cudaGetErrorString(err),
+                err == cudaErrorCooperativeLaunchTooLarge
+                    ? " (more blocks than fit at once: nvshmemx_collective_launch_query_gridsize gives the most)"
+                    : "");
+        cudaGetLastError();
+        return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+    }
     return NVSHMEMX_SUCCESS;
 }
 

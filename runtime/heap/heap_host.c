@@ -79,10 +79,13 @@ static int shoal__heap_host_pes(shoal_t sh)
     return host_pes;
 }
 
-bool shoal__heap_host_grow_needed(shoal_t sh, size_t hi)
-{
-    return sh->node_size >= 2 && shoal__heap_span(hi) > sh->heap_checked;
-}
+/* How far past a block's end a check reaches: a series of small blocks
+ * meets the other PEs for the check once per step, not once per block. */
+#define SHOAL__HEAP_CHECK_STEP ((size_t)64 << 20)
+
+/* The same answer on every PE: heap_checked moves alike everywhere (a
+ * failed check is undone on all). */
+bool shoal__heap_host_grow_needed(shoal_t sh, size_t hi) { return shoal__heap_span(hi) > sh->heap_checked; }
 
 /* The heaps are sparse: nothing is taken when the heap's limit is set, and
  * a page is taken when first touched. A page touched beyond what /dev/shm
@@ -95,11 +98,14 @@ int shoal__heap_host_grow(shoal_t sh, const char *call, size_t hi, shoal__grow_r
     const char *dir = "/dev/shm";
     struct statvfs st;
     unsigned long long more, avail;
-    size_t span = shoal__heap_span(hi);
+    size_t span = shoal__heap_span(hi), limit = shoal__heap_span(sh->heap_size);
     int host_pes;
 
-    if (!shoal__heap_host_grow_needed(sh, hi) || statvfs(dir, &st) != 0) {
-        if (span > sh->heap_checked) sh->heap_checked = span;
+    /* A step ahead, within the limit. */
+    if (span < limit) span = limit - span > SHOAL__HEAP_CHECK_STEP ? span + SHOAL__HEAP_CHECK_STEP : limit;
+    if (span <= sh->heap_checked) return SHOAL_SUCCESS;
+    if (sh->node_size < 2 || statvfs(dir, &st) != 0) { /* anonymous memory of its own, or no /dev/shm */
+        sh->heap_checked = span;
         return SHOAL_SUCCESS;
     }
     host_pes = shoal__heap_host_pes(sh);

@@ -45,6 +45,9 @@ __global__ void k_thread(int *sym, int *got, long long *q, void *ptr_probe, dev_
     q[3] = nvshmem_team_n_pes(NVSHMEM_TEAM_WORLD);
     q[4] = (long long)(uintptr_t)nvshmem_ptr(ptr_probe, right);
     q[5] = nvshmem_team_translate_pe(NVSHMEM_TEAM_WORLD, right, NVSHMEM_TEAM_WORLD);
+    int major = 0, minor = 0;
+    nvshmem_info_get_version(&major, &minor);
+    q[6] = major * 100 + minor;
     /* mine -> right's block 0 (putmem), block 1 (int_put), block 2 (put32_nbi + quiet) */
     nvshmem_putmem(sym, sym + 4 * N, N * sizeof(int), right);
     nvshmem_int_put(sym + N, sym + 4 * N, N, right);
@@ -71,6 +74,8 @@ __global__ void k_group(int *sym)
     if (threadIdx.x < 32) nvshmemx_putmem_warp(sym, sym + 4 * N, N * sizeof(int), right);
     __syncthreads();
     nvshmemx_int_put_nbi_block(sym + N, sym + 4 * N, N, right);
+    /* even elements of mine into the right's block 2, by the whole block */
+    nvshmemx_int_iput_block(sym + 2 * N, sym + 4 * N, 2, 2, N / 2, right);
     nvshmemx_barrier_all_block();
 }
 
@@ -99,7 +104,10 @@ __global__ void k_signal(long *data, uint64_t *sig, int *words, dev_err_t *err)
     int me = nvshmem_my_pe(), n = nvshmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
     for (int r = 1; r <= ROUNDS; r++) {
         long v = (long)me * 1000 + r;
-        nvshmem_putmem_signal(data + (r & 1), &v, sizeof(v), sig, (uint64_t)r, NVSHMEM_SIGNAL_SET, right);
+        if (r % 2)
+            nvshmem_putmem_signal(data + (r & 1), &v, sizeof(v), sig, (uint64_t)r, NVSHMEM_SIGNAL_SET, right);
+        else
+            nvshmem_put64_signal(data + (r & 1), &v, 1, sig, (uint64_t)r, NVSHMEM_SIGNAL_SET, right);
         uint64_t s = nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, (uint64_t)r);
         DCHECK_EQ_AT(err, r, s >= (uint64_t)r, 1);
         DCHECK_EQ_AT(err, r, data[r & 1], (long)left * 1000 + r);
@@ -139,7 +147,7 @@ static int me, npes;
 static void check_thread_rma(void)
 {
     int *sym = (int *)nvshmem_malloc(5 * N * sizeof(int)), *got = NULL, h[2 * N], src[N];
-    long long *q = NULL, hq[6];
+    long long *q = NULL, hq[7];
     dev_err_t *err = NULL;
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
 
@@ -163,6 +171,7 @@ static void check_thread_rma(void)
     CHECK_MSG((void *)(uintptr_t)hq[4] == nvshmem_ptr(sym, right), "device nvshmem_ptr %p, host %p",
               (void *)(uintptr_t)hq[4], nvshmem_ptr(sym, right));
     CHECK_EQ_INT((int)hq[5], right);
+    CHECK_EQ_INT((int)hq[6], NVSHMEM_MAJOR_VERSION * 100 + NVSHMEM_MINOR_VERSION);
     /* what left put into my blocks 0-3 */
     for (int b = 0; b < 3; b++) {
         CUDA_OK(cudaMemcpy(h, sym + b * N, N * sizeof(int), cudaMemcpyDeviceToHost));
@@ -178,7 +187,7 @@ static void check_thread_rma(void)
         CHECK_MSG(h[N + i] == val(left, 2 * i), "iget [%d] = %d, want %d", i, h[N + i], val(left, 2 * i));
 
     /* warp and block forms */
-    CUDA_OK(cudaMemset(sym, 0, 2 * N * sizeof(int)));
+    CUDA_OK(cudaMemset(sym, 0, 3 * N * sizeof(int)));
     nvshmem_barrier_all();
     k_group<<<1, 128>>>(sym);
     CUDA_OK(cudaDeviceSynchronize());
@@ -187,6 +196,10 @@ static void check_thread_rma(void)
         for (int i = 0; i < N; i++)
             CHECK_MSG(h[i] == val(left, i), "group block %d [%d] = %d, want %d", b, i, h[i], val(left, i));
     }
+    CUDA_OK(cudaMemcpy(h, sym + 2 * N, N * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++)
+        CHECK_MSG(h[i] == (i % 2 ? 0 : val(left, i)), "iput_block [%d] = %d, want %d", i, h[i],
+                  i % 2 ? 0 : val(left, i));
     nvshmem_barrier_all();
     nvshmem_free(sym);
     CUDA_OK(cudaFree(got));
