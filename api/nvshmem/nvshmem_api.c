@@ -460,6 +460,21 @@ void *nvshmem_ptr(const void *dest, int pe)
     return shoal_ptr(nv__sh, dest, pe);
 }
 
+int nvshmemx_heap_stats(size_t *used, size_t *mapped, size_t *limit)
+{
+    shoal_heap_stats_t st;
+    if (nv__sh == NULL) {
+        fprintf(stderr, "nvshmemx_heap_stats: called before nvshmem_init (or after nvshmem_finalize)\n");
+        return SHOAL_ERR_INVALID_INSTANCE;
+    }
+    int rc = shoal_heap_stats(nv__sh, &st);
+    if (rc != SHOAL_SUCCESS) return nv__ret("nvshmemx_heap_stats", rc);
+    if (used) *used = st.used;
+    if (mapped) *mapped = st.mapped;
+    if (limit) *limit = st.limit;
+    return 0;
+}
+
 int nvshmemx_buffer_register(void *addr, size_t length)
 {
     nv__need("nvshmemx_buffer_register");

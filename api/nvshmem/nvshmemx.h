@@ -54,6 +54,13 @@ enum nvshmemx_status {
 int nvshmemx_my_pe(nvshmem_team_t team);
 int nvshmemx_n_pes(nvshmem_team_t team);
 
+/* The symmetric heap on this PE (shoal_heap_stats, a shoal extension):
+ * bytes in blocks in use, bytes it may take now (chunks mapped on a
+ * growing GPU heap), and its limit (NVSHMEM_SYMMETRIC_SIZE or
+ * SHOAL_HEAP_SIZE). Any pointer may be NULL. Returns 0, or nonzero (after
+ * printing why) before nvshmem_init. */
+int nvshmemx_heap_stats(size_t *used, size_t *mapped, size_t *limit);
+
 /* Memory outside the heap made symmetric (collective): shoal_register. */
 int nvshmemx_buffer_register(void *addr, size_t length);
 int nvshmemx_buffer_unregister(void *addr);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "shmem.h"
+#include "shmemx.h"
 #include "shmem_internal.h"
 #include "base/shoal_instance.h"
 
@@ -347,6 +348,19 @@ void shmem_info_get_name(char *name)
 }
 
 /* ----------------------------------------------------------------- memory */
+
+int shmemx_heap_stats(size_t *used, size_t *mapped, size_t *limit)
+{
+    shoal_heap_stats_t st;
+    int rc;
+    if (shmem__sh == NULL) return SHOAL_ERR_INVALID_INSTANCE;
+    rc = shoal_heap_stats(shmem__sh, &st);
+    if (rc != SHOAL_SUCCESS) return rc;
+    if (used) *used = st.used;
+    if (mapped) *mapped = st.mapped;
+    if (limit) *limit = st.limit;
+    return 0;
+}
 
 void *shmem_malloc(size_t size)
 {

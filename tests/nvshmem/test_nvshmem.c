@@ -130,7 +130,11 @@ static void check_world(int me, int n)
     int *a = nvshmem_malloc(16 * sizeof(int));
     double *d = nvshmem_calloc(4, sizeof(double));
     long *s = nvshmem_align(256, 8 * sizeof(long));
+    size_t used = 0, mapped = 0, limit = 0;
     CHECK(a != NULL && d != NULL && s != NULL && ((uintptr_t)s & 255) == 0);
+    CHECK_EQ_INT(nvshmemx_heap_stats(&used, &mapped, &limit), 0);
+    CHECK_MSG(used >= 16 * sizeof(int) + 4 * sizeof(double) + 8 * sizeof(long) && mapped >= used && limit >= mapped,
+              "nvshmemx_heap_stats: used %zu, mapped %zu, limit %zu", used, mapped, limit);
     int v[16];
     for (int i = 0; i < 16; i++) v[i] = me * 100 + i;
     nvshmem_int_put(a, v, 8, right);

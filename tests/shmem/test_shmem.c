@@ -36,6 +36,7 @@
 
 #include "common/check.h"
 #include "shmem.h"
+#include "shmemx.h"
 
 #define NE 8 /* elements per segment */
 #define SEGS 7
@@ -945,7 +946,12 @@ static void test_memory(void)
     int *a = shmem_malloc(100 * sizeof(int));
     unsigned char *d;
     long *hint;
+    size_t used = 0, mapped = 0, limit = 0;
     CHECK(a != NULL);
+    /* shmemx_heap_stats: the block is in use, its pages may be taken */
+    CHECK_EQ_INT(shmemx_heap_stats(&used, &mapped, &limit), 0);
+    CHECK_MSG(used >= 100 * sizeof(int) && mapped >= used && limit >= mapped,
+              "shmemx_heap_stats: used %zu, mapped %zu, limit %zu", used, mapped, limit);
     for (int i = 0; i < 100; i++) a[i] = vi(me, i, 50);
     a = shmem_realloc(a, 5000 * sizeof(int));
     CHECK(a != NULL);
