@@ -151,7 +151,8 @@ typedef struct shoal_heap_stats {
     size_t mapped; /* bytes that may be backed by memory now: chunks mapped (growing GPU heap), the limit (fixed
                       GPU heap), whole pages under blocks in use (host heap) */
     size_t limit;  /* the most the heap holds (SHOAL_HEAP_SIZE, rounded up) */
-    size_t chunk;  /* what a growing heap maps at a time; 0 where it does not grow */
+    size_t chunk;  /* what a growing GPU heap maps at a time; 0 for a fixed GPU heap and for host heaps (page by
+                      page) */
     int growable;  /* 1: memory is taken as blocks need it and given back; 0: taken at init */
 } shoal_heap_stats_t;
 SHOAL_EXPORT int shoal_heap_stats(shoal_t sh, shoal_heap_stats_t *stats_p);

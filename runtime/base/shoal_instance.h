@@ -64,6 +64,7 @@ struct shoal_instance {
     bool heap_reserve;   /* SHOAL_HEAP_RESERVE: a GPU heap takes it all at init */
     size_t heap_chunk;   /* SHOAL_HEAP_CHUNK: what a growing GPU heap maps at a time */
     size_t heap_checked; /* host heap: bytes from its start /dev/shm was found to hold for this host's PEs */
+    size_t heap_high;    /* the end of the highest block ever allocated */
     char **peer_base;    /* per PE: address to load/store its heap from here, or NULL */
     shoal__alloc_t alloc;
     /* Collectives change alloc and the registered ranges while, under

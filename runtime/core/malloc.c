@@ -51,11 +51,15 @@ static int shoal__grow_agree(shoal_t sh, const char *call, int status, const sho
     }
     prc = MPI_Bcast(&msg, (int)sizeof(msg), MPI_BYTE, first, sh->comm);
     if (prc != MPI_SUCCESS) return shoal__mpi_error(sh, call, "MPI_Bcast (the heap's growth)", prc);
+    if (msg.rep.where[0] == '\0') /* not a lack of memory: the node's exchange of new chunks */
+        return shoal__error(sh, msg.status, call,
+                            "PE %d could not share the new memory under a block of %zu bytes with its node; nothing "
+                            "was allocated on any PE (PE %d: %s)",
+                            first, size, first, msg.why);
     return shoal__error(sh, msg.status, call,
                         "PE %d could not take memory under a block of %zu bytes: %s had %llu bytes free and %llu more "
                         "were needed; nothing was allocated on any PE (PE %d: %s)",
-                        first, size, msg.rep.where[0] ? msg.rep.where : "its heap", msg.rep.avail, msg.rep.asked, first,
-                        msg.why);
+                        first, size, msg.rep.where, msg.rep.avail, msg.rep.asked, first, msg.why);
 }
 
 /* Memory under the block [lo, hi) on every PE: a growing GPU heap maps the
@@ -72,6 +76,7 @@ static int shoal__malloc_back(shoal_t sh, const char *call, size_t lo, size_t hi
     if (gpu ? !shoal__heap_gpu_grow_needed(sh, lo, hi) : !shoal__heap_host_grow_needed(sh, hi)) return SHOAL_SUCCESS;
     memset(&rep, 0, sizeof(rep));
     rc = gpu ? shoal__heap_gpu_grow(sh, call, lo, hi, &rep) : shoal__heap_host_grow(sh, call, hi, &rep);
+    if (rc != SHOAL_SUCCESS && rep.where[0] == '\0') snprintf(rep.where, sizeof(rep.where), "its heap");
     rc = shoal__grow_agree(sh, call, rc, &rep, hi - lo);
     /* Given up everywhere: every PE forgets its part, so that they all
      * still decide alike next time (the caller's trim unmaps the chunks). */
@@ -79,6 +84,7 @@ static int shoal__malloc_back(shoal_t sh, const char *call, size_t lo, size_t hi
     if (rc == SHOAL_SUCCESS && gpu) {
         /* Every PE has its new chunks: the node peers map each other's. */
         rc = shoal__heap_gpu_grow_share(sh, call);
+        memset(&rep, 0, sizeof(rep));
         rc = shoal__grow_agree(sh, call, rc, &rep, hi - lo);
     }
     return rc;
@@ -134,6 +140,7 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
         shoal__alloc_unlock(sh);
         /* Outside the allocator's lock: growth meets the other PEs. */
         if (status == SHOAL_SUCCESS) status = shoal__malloc_back(sh, call, lo, hi);
+        if (status == SHOAL_SUCCESS && hi > sh->heap_high) sh->heap_high = hi;
         if (status != SHOAL_SUCCESS) {
             shoal__alloc_lock(sh, true);
             shoal__alloc_put(&sh->alloc, off);

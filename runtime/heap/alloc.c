@@ -159,11 +159,3 @@ int shoal__alloc_span(const shoal__alloc_t *a, size_t off, bool *used_p, size_t 
     *hi_p = a->blocks[i].off + a->blocks[i].size;
     return SHOAL_SUCCESS;
 }
-
-bool shoal__alloc_range_used(const shoal__alloc_t *a, size_t lo, size_t hi)
-{
-    long i = lo < a->size ? shoal__alloc_index(a, lo) : -1;
-    for (size_t k = i < 0 ? a->n : (size_t)i; k < a->n && a->blocks[k].off < hi; k++)
-        if (a->blocks[k].used) return true;
-    return false;
-}

@@ -14,10 +14,11 @@
  * peer_base, the device tables kernels read and the device proxy need no
  * change when it grows.
  *
- * Where the driver, the GPU (MIG, no VMM), the container (no Unix sockets
- * between the node's processes) or SHOAL_HEAP_RESERVE=y rule it out, the
- * heap is the fixed one of runtime/heap/gpu.c: every PE agrees at init
- * (shoal__vmm_plan) and says so at INFO. */
+ * Where the driver or the GPU (MIG, no VMM, no file descriptors), a PE's
+ * own socket, or SHOAL_HEAP_RESERVE=y rule it out, the heap is the fixed
+ * one of runtime/heap/gpu.c: every PE agrees at init (shoal__vmm_plan)
+ * and says so at INFO. Node peers that cannot reach each other's sockets
+ * (separate network namespaces) fail init saying so. */
 #if SHOAL_HAVE_CUDA
 #include <errno.h>
 #include <poll.h>
@@ -41,6 +42,7 @@
 /* A node peer's heap as this process sees it. */
 typedef struct shoal__vmm_peer {
     bool open;                          /* mapped here (the cuda_ipc transport opened it) */
+    int ctrl_fd;                        /* its control area's descriptor, until cuda_ipc opens it; -1: none */
     CUdeviceptr base;                   /* its reservation here: heap, then control area */
     CUmemGenericAllocationHandle ctrl;  /* its control area, imported at init; 0: none */
     CUmemGenericAllocationHandle *have; /* per chunk: imported and mapped here, or 0 */
@@ -73,6 +75,8 @@ struct shoal__vmm {
     size_t *fresh;                      /* chunks the last growth mapped, not yet shared */
     size_t n_fresh;
     int listen_fd;           /* my socket, listening until the node's PEs connected */
+    uint64_t seq;            /* exchanges with the node so far */
+    bool broken;             /* an exchange failed: the heap no longer grows */
     char sock_name[40];      /* its abstract name (without the leading NUL) */
     int *sock;               /* per node rank: connected to that PE; -1 for me */
     shoal__vmm_peer_t *peer; /* per node rank */
@@ -114,7 +118,7 @@ static bool shoal__vmm_probe(shoal_t sh, shoal__vmm_t *v, char *why, size_t len)
         {"cuDeviceGetAttribute", offsetof(shoal__vmm_t, attribute)},
         {"cuGetErrorString", offsetof(shoal__vmm_t, error_string)},
     };
-    int vmm = 0, fd = 0;
+    int vmm = 0, fd = 0, rdma = 0;
     CUresult r;
 
     for (size_t i = 0; i < sizeof(eps) / sizeof(eps[0]); i++) {
@@ -144,6 +148,11 @@ static bool shoal__vmm_probe(shoal_t sh, shoal__vmm_t *v, char *why, size_t len)
     v->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     v->prop.location.id = sh->gpu->device;
     v->prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    /* Registrable by RDMA NICs (CUDA-aware MPI, NCCL) where the GPU allows it. */
+    if (v->attribute(&rdma, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, sh->gpu->device) ==
+            CUDA_SUCCESS &&
+        rdma)
+        v->prop.allocFlags.gpuDirectRDMACapable = 1;
     r = v->granularity(&v->gran, &v->prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
     if (r != CUDA_SUCCESS || v->gran == 0) {
         snprintf(why, len, "cuMemGetAllocationGranularity: %s", shoal__vmm_err(v, r));
@@ -200,7 +209,7 @@ int shoal__vmm_plan(shoal_t sh)
     char why[256] = "SHOAL_HEAP_RESERVE=y";
     /* [0]: 1 where this PE can grow; [1]: its GPU's memory (the smallest
      * makes the default limit). */
-    unsigned long long mine[2] = {0, 0}, all[2] = {0, 0};
+    unsigned long long mine[5] = {0, 0, 0, 0, 0}, all[5] = {0, 0, 0, 0, 0};
     size_t free_b = 0, total_b = 0;
     int rc;
 
@@ -213,8 +222,14 @@ int shoal__vmm_plan(shoal_t sh)
     }
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
     mine[1] = total_b;
+    /* The largest chunk and granularity (as complements: one MIN for all),
+     * so that every PE maps the same chunks; and whether every PE may take
+     * the default limit (all or none: the limits stay equal). */
+    mine[2] = ~(unsigned long long)sh->heap_chunk;
+    mine[3] = ~(unsigned long long)(v != NULL ? v->gran : 0);
+    mine[4] = !sh->heap_size_from_code && !sh->heap_size_var_set;
     /* Every PE grows, or none does. */
-    rc = MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, sh->comm);
+    rc = MPI_Allreduce(mine, all, 5, MPI_UNSIGNED_LONG_LONG, MPI_MIN, sh->comm);
     if (rc != MPI_SUCCESS) {
         shoal__vmm_free(v);
         return shoal__mpi_error(sh, call, "MPI_Allreduce (the GPU heap's plan)", rc);
@@ -227,8 +242,9 @@ int shoal__vmm_plan(shoal_t sh)
     }
     g->vmm = v;
     /* SHOAL_HEAP_SIZE unset: the limit is the smallest GPU's memory. */
-    if (!sh->heap_size_from_code && !sh->heap_size_var_set && all[1] > sh->heap_size) sh->heap_size = (size_t)all[1];
-    v->chunk = (sh->heap_chunk + v->gran - 1) / v->gran * v->gran;
+    if (all[4] && all[1] > sh->heap_size) sh->heap_size = (size_t)all[1];
+    v->gran = (size_t)~all[3];
+    v->chunk = ((size_t)~all[2] + v->gran - 1) / v->gran * v->gran;
     SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA,
                "GPU heap: growing, limit %zu bytes, chunks of %zu (granularity %zu), nothing taken at init",
                sh->heap_size, v->chunk, v->gran);
@@ -276,7 +292,10 @@ int shoal__vmm_create(shoal_t sh, char **heap_base_p, char **ctrl_p)
     v->peer = calloc((size_t)sh->node_size, sizeof(*v->peer));
     if (v->have == NULL || v->fresh == NULL || v->sock == NULL || v->peer == NULL)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
-    for (int r2 = 0; r2 < sh->node_size; r2++) v->sock[r2] = -1;
+    for (int r2 = 0; r2 < sh->node_size; r2++) {
+        v->sock[r2] = -1;
+        v->peer[r2].ctrl_fd = -1;
+    }
     r = v->reserve(&v->base, v->heap_len + v->ctrl_len, align, 0, 0);
     if (r != CUDA_SUCCESS)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call,
@@ -305,7 +324,7 @@ int shoal__vmm_create(shoal_t sh, char **heap_base_p, char **ctrl_p)
 static int shoal__vmm_wait(shoal_t sh, int fd, short events)
 {
     struct pollfd p = {.fd = fd, .events = events};
-    int ms = sh->cfg.timeout > 0 ? (int)(sh->cfg.timeout * 1000) : -1, n;
+    int ms = sh->cfg.timeout > 0 && sh->cfg.timeout < 2e6 ? (int)(sh->cfg.timeout * 1000) : -1, n;
     do {
         n = poll(&p, 1, ms);
     } while (n < 0 && errno == EINTR);
@@ -385,40 +404,56 @@ int shoal__vmm_connect(shoal_t sh, const char *const *names)
     return SHOAL_SUCCESS;
 }
 
-/* Send n descriptors (one message of at most SHOAL__VMM_BATCH). */
-static int shoal__vmm_send_fds(shoal_t sh, int sock, const int *fds, size_t n)
+/* One message of the node's exchange: which exchange it belongs to, how
+ * many descriptors ride with it, and whether the sender's part failed
+ * (then it carries none, and the receiver goes on with the rounds). */
+typedef struct shoal__vmm_msg {
+    uint64_t seq;
+    uint32_t n;
+    int32_t status;
+} shoal__vmm_msg_t;
+typedef union shoal__vmm_ctl {
+    char buf[CMSG_SPACE(sizeof(int) * SHOAL__VMM_BATCH)];
+    struct cmsghdr align;
+} shoal__vmm_ctl_t;
+
+/* Send msg with its msg->n descriptors. */
+static int shoal__vmm_send_fds(shoal_t sh, int sock, const shoal__vmm_msg_t *msg, const int *fds)
 {
-    char ctl[CMSG_SPACE(sizeof(int) * SHOAL__VMM_BATCH)];
-    uint32_t count = (uint32_t)n;
-    struct iovec io = {.iov_base = &count, .iov_len = sizeof(count)};
+    shoal__vmm_ctl_t ctl;
+    shoal__vmm_msg_t copy = *msg;
+    struct iovec io = {.iov_base = &copy, .iov_len = sizeof(copy)};
     struct msghdr m;
-    struct cmsghdr *c;
     ssize_t k;
+    int err;
 
     memset(&m, 0, sizeof(m));
-    memset(ctl, 0, sizeof(ctl));
+    memset(&ctl, 0, sizeof(ctl));
     m.msg_iov = &io;
     m.msg_iovlen = 1;
-    m.msg_control = ctl;
-    m.msg_controllen = CMSG_SPACE(sizeof(int) * n);
-    c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-    memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
-    if (shoal__vmm_wait(sh, sock, POLLOUT) != 0) return ETIMEDOUT;
+    if (msg->n > 0) {
+        struct cmsghdr *c;
+        m.msg_control = ctl.buf;
+        m.msg_controllen = CMSG_SPACE(sizeof(int) * msg->n);
+        c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * msg->n);
+        memcpy(CMSG_DATA(c), fds, sizeof(int) * msg->n);
+    }
+    if ((err = shoal__vmm_wait(sh, sock, POLLOUT)) != 0) return err;
     do {
         k = sendmsg(sock, &m, MSG_NOSIGNAL);
     } while (k < 0 && errno == EINTR);
-    return k == (ssize_t)sizeof(count) ? 0 : k < 0 ? errno : EPROTO;
+    return k == (ssize_t)sizeof(copy) ? 0 : k < 0 ? errno : EPROTO;
 }
 
-/* Receive exactly n descriptors (one message) into fds. */
-static int shoal__vmm_recv_fds(shoal_t sh, int sock, int *fds, size_t n)
+/* Receive one message into *msg and its descriptors into fds (at most
+ * max); EPROTO where it is not this exchange's (seq) or not whole. */
+static int shoal__vmm_recv_fds(shoal_t sh, int sock, uint64_t seq, shoal__vmm_msg_t *msg, int *fds, size_t max)
 {
-    char ctl[CMSG_SPACE(sizeof(int) * SHOAL__VMM_BATCH)];
-    uint32_t count = 0;
-    struct iovec io = {.iov_base = &count, .iov_len = sizeof(count)};
+    shoal__vmm_ctl_t ctl;
+    struct iovec io = {.iov_base = msg, .iov_len = sizeof(*msg)};
     struct msghdr m;
     struct cmsghdr *c;
     size_t got = 0;
@@ -426,29 +461,31 @@ static int shoal__vmm_recv_fds(shoal_t sh, int sock, int *fds, size_t n)
     int err;
 
     memset(&m, 0, sizeof(m));
+    memset(msg, 0, sizeof(*msg));
     m.msg_iov = &io;
     m.msg_iovlen = 1;
-    m.msg_control = ctl;
-    m.msg_controllen = sizeof(ctl);
+    m.msg_control = ctl.buf;
+    m.msg_controllen = sizeof(ctl.buf);
     if ((err = shoal__vmm_wait(sh, sock, POLLIN)) != 0) return err;
     do {
         k = recvmsg(sock, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC);
     } while (k < 0 && errno == EINTR);
-    if (k != (ssize_t)sizeof(count)) return k < 0 ? errno : EPROTO;
+    if (k < 0) return errno;
     for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
             size_t nf = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
             for (size_t i = 0; i < nf; i++) {
                 int fd;
                 memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                if (got < n)
+                if (got < max)
                     fds[got++] = fd;
                 else
                     close(fd);
             }
         }
-    if (got != n || count != n || (m.msg_flags & MSG_CTRUNC)) {
+    if (k != (ssize_t)sizeof(*msg) || msg->seq != seq || got != msg->n || (m.msg_flags & MSG_CTRUNC)) {
         for (size_t i = 0; i < got; i++) close(fds[i]);
+        msg->n = 0;
         return EPROTO;
     }
     return 0;
@@ -464,7 +501,12 @@ static int shoal__vmm_take(shoal_t sh, const char *call, int r, size_t c, int fd
     CUmemGenericAllocationHandle h = 0;
     CUresult cr;
 
-    if (c != SIZE_MAX && !p->open) { /* not mapped here: its chunks are not needed */
+    if (c == SIZE_MAX) { /* its control area: imported when (and if) cuda_ipc opens the peer */
+        if (p->ctrl_fd >= 0) close(p->ctrl_fd);
+        p->ctrl_fd = fd;
+        return SHOAL_SUCCESS;
+    }
+    if (!p->open) { /* not mapped here: its chunks are not needed */
         close(fd);
         return SHOAL_SUCCESS;
     }
@@ -472,10 +514,6 @@ static int shoal__vmm_take(shoal_t sh, const char *call, int r, size_t c, int fd
     close(fd);
     if (cr != CUDA_SUCCESS)
         return shoal__vmm_cu_error(sh, call, "cuMemImportFromShareableHandle (a node peer's heap)", cr);
-    if (c == SIZE_MAX) {
-        p->ctrl = h;
-        return SHOAL_SUCCESS;
-    }
     cr = shoal__vmm_map_at(v, g->device, p->base + c * v->chunk, v->chunk, h);
     if (cr != CUDA_SUCCESS) {
         v->release(h);
@@ -489,17 +527,30 @@ static int shoal__vmm_take(shoal_t sh, const char *call, int r, size_t c, int fd
 /* Every node PE passes the given handles of its own (chunks idx[0..n), or
  * its control area where idx is NULL) to every node peer, which takes
  * them. Pairwise rounds, a batch at a time: at most one batch of
- * descriptors is in flight per pair, and none is held long. Collective over
- * the node, with the same idx everywhere. */
+ * descriptors is in flight per pair, and none is held long. Every round
+ * runs on every PE whatever failed (a failed part sends an empty message
+ * saying so), so nobody waits in vain and nothing stale stays in a
+ * socket; a socket that broke breaks the exchange for good. Collective
+ * over the node, with the same idx everywhere. */
 static int shoal__vmm_share(shoal_t sh, const char *call, const size_t *idx, size_t n)
 {
     shoal__vmm_t *v = sh->gpu->vmm;
     int ns = sh->node_size, me = sh->node_rank, rc = SHOAL_SUCCESS;
+    /* Descriptors in flight count against the user's RLIMIT_NOFILE on the
+     * whole node: each PE's batch shrinks with many PEs. */
+    size_t batch = (size_t)(512 / (ns > 0 ? ns : 1));
     int fds[SHOAL__VMM_BATCH], in[SHOAL__VMM_BATCH];
+    uint64_t seq = ++v->seq;
 
-    for (size_t b = 0; b < n && rc == SHOAL_SUCCESS; b += SHOAL__VMM_BATCH) {
-        size_t m = n - b < SHOAL__VMM_BATCH ? n - b : SHOAL__VMM_BATCH, made = 0;
-        for (; made < m; made++) {
+    if (v->broken)
+        return shoal__error(sh, SHOAL_ERR_SYSTEM, call,
+                            "an earlier exchange of GPU heap handles with the node failed: the heap cannot grow "
+                            "(free blocks, or run with SHOAL_HEAP_RESERVE=y)");
+    if (batch > SHOAL__VMM_BATCH) batch = SHOAL__VMM_BATCH;
+    if (batch < 1) batch = 1;
+    for (size_t b = 0; b < n && !v->broken; b += batch) {
+        size_t m = n - b < batch ? n - b : batch, made = 0;
+        for (; made < m && rc == SHOAL_SUCCESS; made++) {
             CUmemGenericAllocationHandle h = idx != NULL ? v->have[idx[b + made]] : v->ctrl;
             CUresult cr = v->export_fd(&fds[made], h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
             if (cr != CUDA_SUCCESS) {
@@ -507,22 +558,30 @@ static int shoal__vmm_share(shoal_t sh, const char *call, const size_t *idx, siz
                 break;
             }
         }
-        for (int k = 1; k < ns && rc == SHOAL_SUCCESS; k++) {
+        for (int k = 1; k < ns && !v->broken; k++) {
             int to = (me + k) % ns, from = (me - k + ns) % ns, err;
-            err = shoal__vmm_send_fds(sh, v->sock[to], fds, m);
-            if (err == 0) err = shoal__vmm_recv_fds(sh, v->sock[from], in, m);
+            shoal__vmm_msg_t out = {.seq = seq, .n = rc == SHOAL_SUCCESS ? (uint32_t)m : 0, .status = rc}, got;
+            err = shoal__vmm_send_fds(sh, v->sock[to], &out, fds);
+            if (err == 0) err = shoal__vmm_recv_fds(sh, v->sock[from], seq, &got, in, m);
             if (err != 0) {
-                rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call,
-                                  "passing GPU heap handles to PE %d and from PE %d over the node's sockets: %s",
-                                  sh->node_pes[to], sh->node_pes[from], strerror(err));
+                v->broken = true; /* a socket out of step: no later exchange can trust it */
+                if (rc == SHOAL_SUCCESS)
+                    rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call,
+                                      "passing GPU heap handles to PE %d and from PE %d over the node's sockets: %s",
+                                      sh->node_pes[to], sh->node_pes[from], strerror(err));
                 break;
             }
-            for (size_t i = 0; i < m; i++) {
+            /* A peer whose part failed sent none: its failure reaches every
+             * PE through the agreement that follows. */
+            for (size_t i = 0; i < got.n; i++) {
                 int trc = rc != SHOAL_SUCCESS
                               ? (close(in[i]), rc)
                               : shoal__vmm_take(sh, call, from, idx != NULL ? idx[b + i] : SIZE_MAX, in[i]);
                 if (rc == SHOAL_SUCCESS) rc = trc;
             }
+            if (got.status != SHOAL_SUCCESS && rc == SHOAL_SUCCESS)
+                rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call, "PE %d could not pass its GPU heap handles",
+                                  sh->node_pes[from]);
         }
         for (size_t i = 0; i < made; i++) close(fds[i]);
     }
@@ -540,9 +599,17 @@ int shoal__vmm_open_peer(shoal_t sh, int r, char **base_p, char **ctrl_p)
     size_t align = v->gran > SHOAL__HEAP_BASE_ALIGN ? v->gran : SHOAL__HEAP_BASE_ALIGN;
     CUresult cr;
 
-    if (p->ctrl == 0)
+    if (p->ctrl_fd < 0)
         return shoal__error(sh, SHOAL_ERR_INTERNAL, call, "PE %d's GPU heap control area was not passed here",
                             sh->node_pes[r]);
+    cr = v->import_fd(&p->ctrl, (void *)(uintptr_t)p->ctrl_fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    close(p->ctrl_fd);
+    p->ctrl_fd = -1;
+    if (cr != CUDA_SUCCESS) {
+        p->ctrl = 0;
+        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot import PE %d's GPU heap (GPU %d): %s", sh->node_pes[r],
+                            g->device, shoal__vmm_err(v, cr));
+    }
     p->have = calloc(v->n_chunks, sizeof(*p->have));
     if (p->have == NULL) return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     cr = v->reserve(&p->base, v->heap_len + v->ctrl_len, align, 0, 0);
@@ -584,6 +651,10 @@ int shoal__vmm_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__g
     bool fault = false;
 
     v->n_fresh = 0;
+    if (v->broken)
+        return shoal__error(sh, SHOAL_ERR_HEAP_EXHAUSTED, call,
+                            "an earlier exchange of GPU heap handles with the node failed: the heap cannot grow "
+                            "(free blocks, or run with SHOAL_HEAP_RESERVE=y)");
     for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi; c++)
         if (v->have[c] == 0) want += v->chunk;
     for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi && cr == CUDA_SUCCESS; c++) {
@@ -638,8 +709,9 @@ void shoal__vmm_trim(shoal_t sh, size_t lo, size_t hi)
     if (hi >= sh->alloc.size) hi = v->heap_len; /* the tail past the limit holds no block */
     end = hi / v->chunk;
     if (first >= end) return;
-    /* No copy of the internal stream may still use a chunk. */
-    if (g->stream != NULL) cudaStreamSynchronize(g->stream);
+    /* No copy may still use a chunk: this PE's GPU work ends first (the
+     * application's streams too; the driver does not wait in cuMemUnmap). */
+    if (cudaDeviceSynchronize() != cudaSuccess) cudaGetLastError();
     for (size_t c = first; c < end && c < v->n_chunks; c++) {
         for (int r = 0; r < sh->node_size; r++) {
             shoal__vmm_peer_t *p = &v->peer[r];
@@ -676,6 +748,7 @@ void shoal__vmm_destroy(shoal_t sh)
             }
         if (p->open) v->unmap(p->base + v->heap_len, v->ctrl_len);
         if (p->ctrl != 0) v->release(p->ctrl);
+        if (p->ctrl_fd >= 0) close(p->ctrl_fd);
         if (p->base != 0) v->addr_free(p->base, v->heap_len + v->ctrl_len);
         free(p->have);
     }

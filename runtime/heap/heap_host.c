@@ -101,26 +101,31 @@ int shoal__heap_host_grow(shoal_t sh, const char *call, size_t hi, shoal__grow_r
     size_t span = shoal__heap_span(hi), limit = shoal__heap_span(sh->heap_size);
     int host_pes;
 
-    /* A step ahead, within the limit. */
+    size_t exact = span;
+    bool fault = sh->fault_grows > 0; /* SHOAL_FAULT=grow: as if /dev/shm were full */
+
+    if (fault) sh->fault_grows--;
+    /* A step ahead, within the limit (the exact end where that does not fit). */
     if (span < limit) span = limit - span > SHOAL__HEAP_CHECK_STEP ? span + SHOAL__HEAP_CHECK_STEP : limit;
-    if (span <= sh->heap_checked) return SHOAL_SUCCESS;
-    if (sh->node_size < 2 || statvfs(dir, &st) != 0) { /* anonymous memory of its own, or no /dev/shm */
+    if ((sh->node_size < 2 || statvfs(dir, &st) != 0) && !fault) { /* anonymous memory of its own, or no /dev/shm */
         sh->heap_checked = span;
         return SHOAL_SUCCESS;
     }
     host_pes = shoal__heap_host_pes(sh);
+    avail = fault ? 0 : (unsigned long long)st.f_bavail * st.f_frsize;
     more = (unsigned long long)host_pes * (span - sh->heap_checked);
-    avail = (unsigned long long)st.f_bavail * st.f_frsize;
+    if (more > avail && exact < span) {
+        span = exact;
+        more = (unsigned long long)host_pes * (span - sh->heap_checked);
+    }
     snprintf(rep->where, sizeof(rep->where), "%s", dir);
     rep->asked = more;
     rep->avail = avail;
-    if (sh->fault_grows > 0 || more > avail) {
-        bool fault = more <= avail; /* SHOAL_FAULT=grow: as if /dev/shm were full */
-        if (sh->fault_grows > 0) sh->fault_grows--;
+    if (more > avail) {
         return shoal__error(sh, SHOAL_ERR_HEAP_EXHAUSTED, call,
                             "the host heaps of the %d PEs on this host would need %llu MiB more of %s, which has "
                             "%llu MiB free%s: free blocks, or enlarge %s",
-                            host_pes, more >> 20, dir, avail >> 20, fault ? " (SHOAL_FAULT says it has not)" : "", dir);
+                            host_pes, more >> 20, dir, avail >> 20, fault ? " (SHOAL_FAULT: taken as none)" : "", dir);
     }
     sh->heap_checked = span;
     return SHOAL_SUCCESS;
@@ -135,6 +140,10 @@ void shoal__heap_host_trim(shoal_t sh, size_t lo, size_t hi)
     size_t pg = shoal__page_size(), plo = (lo + pg - 1) / pg * pg, phi = hi / pg * pg;
 
     if (phi <= plo || sh->heap_base == NULL) return;
+    /* Where mpi_rma's window covers the heap, MPI may have registered (pinned)
+     * its pages with the network: a removed page would leave the window on
+     * the old one. The pages then stay. */
+    if (sh->tp_state[SHOAL_TRANSPORT_MPI_RMA] != NULL) return;
     if (madvise(sh->heap_base + plo, phi - plo, MADV_REMOVE) != 0 && !said) {
         said = true;
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_HEAP, "freed host heap pages stay taken: madvise(MADV_REMOVE): %s",
@@ -142,10 +151,12 @@ void shoal__heap_host_trim(shoal_t sh, size_t lo, size_t hi)
     }
 }
 
-/* Bytes of whole pages under blocks in use: the most the heap can take. */
+/* Bytes of whole pages under blocks in use: the most the heap can take
+ * (where freed pages stay, those under any block ever allocated). */
 size_t shoal__heap_host_backed(shoal_t sh)
 {
     size_t pg = shoal__page_size(), total = 0, last = 0;
+    if (sh->tp_state[SHOAL_TRANSPORT_MPI_RMA] != NULL) return shoal__heap_span(sh->heap_high);
     for (size_t i = 0; i < sh->alloc.n; i++) {
         const shoal__block_t *b = &sh->alloc.blocks[i];
         size_t lo, hi;

@@ -39,7 +39,5 @@ SHOAL__HIDDEN size_t shoal__alloc_largest_free(const shoal__alloc_t *a);
 /* The block holding offset off: used or free, and its extent [*lo_p, *hi_p)
  * (a free one coalesced with its free neighbours). */
 SHOAL__HIDDEN int shoal__alloc_span(const shoal__alloc_t *a, size_t off, bool *used_p, size_t *lo_p, size_t *hi_p);
-/* Whether a used block overlaps [lo, hi). */
-SHOAL__HIDDEN bool shoal__alloc_range_used(const shoal__alloc_t *a, size_t lo, size_t hi);
 
 #endif /* SHOAL_ALLOC_H */

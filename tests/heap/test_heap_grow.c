@@ -66,8 +66,9 @@ static void grow_and_give_back(void)
 
     CHECK(got != NULL && mine != NULL);
     CHECK_MSG(s.limit >= ((size_t)64 << 30), "limit %zu, want at least 64 GiB", s.limit);
-    CHECK_MSG(s.used == 0 && s.mapped == 0 && s.growable == 1 && s.chunk == 0,
-              "a fresh host heap: used %zu, mapped %zu, growable %d, chunk %zu", s.used, s.mapped, s.growable, s.chunk);
+    CHECK_MSG(s.used == 0 && s.mapped <= 4096 && s.growable == 1 && s.chunk == 0,
+              "a fresh host heap (the 64-byte probe freed): used %zu, mapped %zu, growable %d, chunk %zu", s.used,
+              s.mapped, s.growable, s.chunk);
     CHECK_MSG(resident() < ((size_t)2 << 20), "%zu bytes of the heap resident right after init", resident());
     for (int k = 0; k < STEPS; k++) {
         blk[k] = shoal_malloc(sh, sizes[k]);
@@ -92,11 +93,24 @@ static void grow_and_give_back(void)
     for (size_t i = 0; i < sizes[3]; i += 511) CHECK_MSG(got[i] == pat((left + npes - 1) % npes, 3, i), "get [%zu]", i);
     CHECK_OK(shoal_barrier_all(sh), sh); /* every get done before the frees */
 
-    /* Give it all back: the pages go with the blocks. */
+    /* Give it all back: the pages go with the blocks, except where mpi_rma's
+     * window covers the heap (MPI may have pinned them for the network). */
+    int rma = 0;
+    for (int pe = 0; pe < npes; pe++) {
+        const char *tp = "";
+        CHECK_OK(shoal_pe_transport(sh, pe, &tp), sh);
+        rma |= strcmp(tp, "mpi_rma") == 0;
+    }
     for (int k = STEPS - 1; k >= 0; k--) CHECK_OK(shoal_free(sh, blk[k]), sh);
     s = stats();
-    CHECK_MSG(s.used == 0 && s.mapped == 0, "all freed: used %zu, mapped %zu", s.used, s.mapped);
-    CHECK_MSG(resident() < ((size_t)2 << 20), "%zu bytes still resident after every block was freed", resident());
+    if (rma) {
+        CHECK_MSG(s.used == 0 && s.mapped >= total, "all freed, pages kept: used %zu, mapped %zu", s.used, s.mapped);
+        CHECK_MSG(resident() >= total, "%zu bytes resident after the frees, pages kept", resident());
+    } else {
+        CHECK_MSG(s.used == 0 && s.mapped == 0, "all freed: used %zu, mapped %zu", s.used, s.mapped);
+        CHECK_MSG(resident() < ((size_t)2 << 20), "%zu bytes still resident after every block was freed", resident());
+    }
+
     check_note("%zu bytes in %d steps written, crossed and read back; resident after the frees: %zu bytes", total,
                STEPS, resident());
 
