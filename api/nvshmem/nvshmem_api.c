@@ -162,13 +162,12 @@ static void nv__state_fill(void)
 static void nv__publish(void)
 {
     pthread_mutex_lock(&nv__bind_lock);
-    if (nv__nbinders > 0) {
+    if (nv__nbinders > 0 && !nv__state_filled) nv__state_fill();
+    /* Nothing to give (no GPU heap) and nothing to clear: no CUDA call at all. */
+    if (nv__nbinders > 0 && (nv__state.ready || nv__copies_ready)) {
 #if SHOAL_HAVE_CUDA
         int prev = -1;
         bool moved = false;
-        if (!nv__state_filled) nv__state_fill();
-        /* Nothing to give (no GPU heap) and nothing to clear: no CUDA call at all. */
-        if (!nv__state.ready && !nv__copies_ready) goto out;
         if (nv__state.device >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != nv__state.device)
             moved = cudaSetDevice(nv__state.device) == cudaSuccess;
 #endif
@@ -179,7 +178,6 @@ static void nv__publish(void)
         cudaGetLastError();
 #endif
     }
-out:
     pthread_mutex_unlock(&nv__bind_lock);
 }
 

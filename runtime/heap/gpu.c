@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "heap/shoal_gpu_share.h"
+#include "heap/shoal_heap.h"
 #include "base/shoal_instance.h"
 
 #if !SHOAL_HAVE_CUDA
