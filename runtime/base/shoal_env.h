@@ -58,10 +58,10 @@ typedef struct shoal__env_name {
       "GPUs): the most it holds. A growing GPU heap (`SHOAL_HEAP_RESERVE=n`) takes memory only as blocks need it, "    \
       "and where this is unset its limit is the smallest GPU memory of the PEs; host heaps are sparse (a page is "     \
       "taken when first touched)")                                                                                     \
-    X(HEAP_RESERVE, BOOL, "n", SHOAL__ENV_ANY, heap_reserve, NULL,                                                     \
-      "`y`: a GPU heap takes all of `SHOAL_HEAP_SIZE` at init, in one allocation; `n`: it reserves the addresses "     \
-      "and maps memory in chunks as blocks need it, giving back chunks no block uses (where the driver cannot, it "    \
-      "takes it all at init and says so at INFO)")                                                                     \
+    X(HEAP_RESERVE, BOOL, "y", SHOAL__ENV_ANY, heap_reserve, NULL,                                                     \
+      "`y`: a GPU heap takes all of `SHOAL_HEAP_SIZE` at init, in one allocation; `n`: it grows, reserving the "       \
+      "addresses and mapping memory in chunks as blocks need it, giving back chunks no block uses (where the driver "  \
+      "cannot, it takes it all at init and says so at INFO)")                                                          \
     X(HEAP_CHUNK, SIZE, "64m", SHOAL__ENV_RANGE(1 << 20, (size_t)1 << 40), heap_chunk, "a size from 1m to 1t",         \
       "bytes a growing GPU heap maps and gives back at a time (rounded up to the GPU's allocation granularity)")       \
     X(HEAP_KIND, ENUM, "auto",                                                                                         \
