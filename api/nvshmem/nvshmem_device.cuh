@@ -243,20 +243,6 @@ static __device__ __forceinline__ size_t shoal__nv_wait_some(T *ivars, size_t n,
     }
 }
 
-/* Strided RMA, element by element (each a blocking put or get of size bytes). */
-static __device__ __forceinline__ int shoal__nv_strided(const shoal_device_t &dev, bool is_put, void *dest,
-                                                        const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
-                                                        size_t size, int pe)
-{
-    int rc = SHOAL_SUCCESS;
-    for (size_t i = 0; i < nelems && rc == SHOAL_SUCCESS; i++) {
-        char *d = (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)size;
-        const char *s = (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)size;
-        rc = is_put ? shoal_dev_put(dev, d, s, size, pe) : shoal_dev_get(dev, d, s, size, pe);
-    }
-    return rc;
-}
-
 /* nelems of size bytes; a count whose bytes overflow becomes SIZE_MAX,
  * which the range check refuses. */
 static __device__ __forceinline__ size_t shoal__nv_bytes(size_t nelems, size_t size)
@@ -298,6 +284,15 @@ static __device__ __forceinline__ int shoal__nv_strided_group(const shoal_device
         rc = is_put ? shoal_dev_put(dev, d, s, size, pe) : shoal_dev_get(dev, d, s, size, pe);
     }
     return shoal__nv_group_min<Scope>(rc);
+}
+
+/* The world team's barrier at scope Scope; a refusal traps with the message. */
+template <int Scope> static __device__ __forceinline__ void shoal__nv_barrier_world(const char *call)
+{
+    int rc;
+    const shoal_dev_team_t *t = shoal__nv_team(NVSHMEM_TEAM_WORLD, &rc);
+    if (t != NULL) rc = shoal__dev_team_barrier<Scope>(shoal__nv_state.dev, *t);
+    if (rc != SHOAL_SUCCESS) shoal__nv_fail(call, -1, rc, shoal__dev_rank<Scope>() == 0);
 }
 
 /* Atomics of the extended types (float, double): fetch, set and swap on
@@ -489,18 +484,11 @@ SHOAL__NV_SIZED_MORE(128)
 #define SHOAL__NV_COLL_GROUP(SUFFIX, SCOPE)                                                                            \
     __device__ __forceinline__ void nvshmemx_barrier_all##SUFFIX(void)                                                 \
     {                                                                                                                  \
-        int rc;                                                                                                        \
-        const shoal_dev_team_t *t = shoal__nv_team(NVSHMEM_TEAM_WORLD, &rc);                                           \
-        if (t != NULL) rc = shoal__dev_team_barrier<SCOPE>(shoal__nv_state.dev, *t);                                   \
-        if (rc != SHOAL_SUCCESS)                                                                                       \
-            shoal__nv_fail("nvshmemx_barrier_all" #SUFFIX, -1, rc, shoal__dev_rank<SCOPE>() == 0);                     \
+        shoal__nv_barrier_world<SCOPE>("nvshmemx_barrier_all" #SUFFIX);                                                \
     }                                                                                                                  \
     __device__ __forceinline__ void nvshmemx_sync_all##SUFFIX(void)                                                    \
     {                                                                                                                  \
-        int rc;                                                                                                        \
-        const shoal_dev_team_t *t = shoal__nv_team(NVSHMEM_TEAM_WORLD, &rc);                                           \
-        if (t != NULL) rc = shoal__dev_team_barrier<SCOPE>(shoal__nv_state.dev, *t);                                   \
-        if (rc != SHOAL_SUCCESS) shoal__nv_fail("nvshmemx_sync_all" #SUFFIX, -1, rc, shoal__dev_rank<SCOPE>() == 0);   \
+        shoal__nv_barrier_world<SCOPE>("nvshmemx_sync_all" #SUFFIX);                                                   \
     }                                                                                                                  \
     __device__ __forceinline__ int nvshmemx_barrier##SUFFIX(nvshmem_team_t team_h)                                     \
     {                                                                                                                  \
@@ -696,13 +684,15 @@ SHOAL__NV_HD void nvshmem_getmem_nbi(void *dest, const void *source, size_t byte
                                          int pe)                                                                       \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_iput" #BITS, pe,                                                     \
-                      shoal__nv_strided(dev, true, dest, source, dst, sst, nelems, BITS / 8, pe));                     \
+                      shoal__nv_strided_group<SHOAL__DEV_THREAD>(dev, true, dest, source, dst, sst, nelems, BITS / 8,  \
+                                                                 pe));                                                 \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
                                          int pe)                                                                       \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_iget" #BITS, pe,                                                     \
-                      shoal__nv_strided(dev, false, dest, source, dst, sst, nelems, BITS / 8, pe));                    \
+                      shoal__nv_strided_group<SHOAL__DEV_THREAD>(dev, false, dest, source, dst, sst, nelems, BITS / 8, \
+                                                                 pe));                                                 \
     }
 SHOAL__NV_SIZED(8)
 SHOAL__NV_SIZED(16)
@@ -769,13 +759,15 @@ SHOAL__NV_SIZED_SIGNAL(128)
                                          int pe)                                                                       \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_iput", pe,                                                    \
-                      shoal__nv_strided(dev, true, dest, source, dst, sst, nelems, sizeof(T), pe));                    \
+                      shoal__nv_strided_group<SHOAL__DEV_THREAD>(dev, true, dest, source, dst, sst, nelems, sizeof(T), \
+                                                                 pe));                                                 \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,        \
                                          int pe)                                                                       \
     {                                                                                                                  \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_iget", pe,                                                    \
-                      shoal__nv_strided(dev, false, dest, source, dst, sst, nelems, sizeof(T), pe));                   \
+                      shoal__nv_strided_group<SHOAL__DEV_THREAD>(dev, false, dest, source, dst, sst, nelems,           \
+                                                                 sizeof(T), pe));                                      \
     }                                                                                                                  \
     SHOAL__NV_HD void nvshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,            \
                                                uint64_t signal, int sig_op, int pe)                                    \
@@ -961,20 +953,8 @@ SHOAL_WAIT_TYPES(SHOAL__NV_WAIT)
 #undef SHOAL__NV_WAIT
 
 /* Barriers and collectives, one thread per PE. */
-SHOAL__NV_HD void nvshmem_barrier_all(void)
-{
-    int rc;
-    const shoal_dev_team_t *t = shoal__nv_team(NVSHMEM_TEAM_WORLD, &rc);
-    if (t != NULL) rc = shoal__dev_team_barrier<SHOAL__DEV_THREAD>(shoal__nv_state.dev, *t);
-    if (rc != SHOAL_SUCCESS) shoal__nv_fail("nvshmem_barrier_all", -1, rc, true);
-}
-SHOAL__NV_HD void nvshmem_sync_all(void)
-{
-    int rc;
-    const shoal_dev_team_t *t = shoal__nv_team(NVSHMEM_TEAM_WORLD, &rc);
-    if (t != NULL) rc = shoal__dev_team_barrier<SHOAL__DEV_THREAD>(shoal__nv_state.dev, *t);
-    if (rc != SHOAL_SUCCESS) shoal__nv_fail("nvshmem_sync_all", -1, rc, true);
-}
+SHOAL__NV_HD void nvshmem_barrier_all(void) { shoal__nv_barrier_world<SHOAL__DEV_THREAD>("nvshmem_barrier_all"); }
+SHOAL__NV_HD void nvshmem_sync_all(void) { shoal__nv_barrier_world<SHOAL__DEV_THREAD>("nvshmem_sync_all"); }
 SHOAL__NV_HD int nvshmem_barrier(nvshmem_team_t team_h)
 {
     SHOAL__NV_TEAM_RUN(SHOAL__DEV_THREAD, "nvshmem_barrier", team_h,

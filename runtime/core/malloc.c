@@ -106,6 +106,15 @@ static void shoal__heap_trim(shoal_t sh, size_t off)
         shoal__heap_host_trim(sh, lo, hi);
 }
 
+/* Every PE gives the block at off back (a failed growth or zeroing). */
+static void shoal__malloc_undo(shoal_t sh, size_t off)
+{
+    shoal__alloc_lock(sh, true);
+    shoal__alloc_put(&sh->alloc, off);
+    shoal__alloc_unlock(sh);
+    shoal__heap_trim(sh, off);
+}
+
 void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, bool zero)
 {
     int coll = shoal__malloc_coll(align, zero);
@@ -142,10 +151,7 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
         if (status == SHOAL_SUCCESS) status = shoal__malloc_back(sh, call, lo, hi);
         if (status == SHOAL_SUCCESS && hi > sh->heap_high) sh->heap_high = hi;
         if (status != SHOAL_SUCCESS) {
-            shoal__alloc_lock(sh, true);
-            shoal__alloc_put(&sh->alloc, off);
-            shoal__alloc_unlock(sh);
-            shoal__heap_trim(sh, off);
+            shoal__malloc_undo(sh, off);
             return NULL;
         }
     } else {
@@ -169,10 +175,7 @@ void *shoal__malloc(shoal_t sh, const char *call, size_t size, size_t align, boo
         rc = zrc == SHOAL_SUCCESS ? shoal__rendezvous(sh, call, coll, size)
                                   : shoal__coll_failed_here(sh, call, coll, size, zrc);
         if (rc != SHOAL_SUCCESS) {
-            shoal__alloc_lock(sh, true);
-            shoal__alloc_put(&sh->alloc, off);
-            shoal__alloc_unlock(sh);
-            shoal__heap_trim(sh, off);
+            shoal__malloc_undo(sh, off);
             return NULL;
         }
     }

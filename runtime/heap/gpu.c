@@ -418,33 +418,6 @@ publish:
 
 int shoal__heap_gpu_plan(shoal_t sh) { return shoal__vmm_plan(sh); }
 
-bool shoal__heap_gpu_grow_needed(shoal_t sh, size_t lo, size_t hi)
-{
-    return sh->gpu != NULL && sh->gpu->vmm != NULL && shoal__vmm_grow_needed(sh, lo, hi);
-}
-
-int shoal__heap_gpu_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep)
-{
-    return sh->gpu->vmm != NULL ? shoal__vmm_grow(sh, call, lo, hi, rep) : SHOAL_SUCCESS;
-}
-
-int shoal__heap_gpu_grow_share(shoal_t sh, const char *call)
-{
-    return sh->gpu->vmm != NULL ? shoal__vmm_grow_share(sh, call) : SHOAL_SUCCESS;
-}
-
-void shoal__heap_gpu_trim(shoal_t sh, size_t lo, size_t hi)
-{
-    if (sh->gpu != NULL && sh->gpu->vmm != NULL) shoal__vmm_trim(sh, lo, hi);
-}
-
-size_t shoal__heap_gpu_backed(shoal_t sh)
-{
-    return sh->gpu != NULL && sh->gpu->vmm != NULL ? shoal__vmm_mapped(sh) : sh->heap_size;
-}
-
-size_t shoal__heap_gpu_chunk(shoal_t sh) { return sh->gpu != NULL && sh->gpu->vmm != NULL ? shoal__vmm_chunk(sh) : 0; }
-
 void shoal__heap_gpu_destroy(shoal_t sh)
 {
     struct shoal_gpu *g = sh->gpu;

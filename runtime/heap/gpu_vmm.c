@@ -635,15 +635,18 @@ int shoal__vmm_open_peer(shoal_t sh, int r, char **base_p, char **ctrl_p)
 
 /* ------------------------------------------------------------ growth */
 
-bool shoal__vmm_grow_needed(shoal_t sh, size_t lo, size_t hi)
+/* runtime/heap/shoal_heap.h's shoal__heap_gpu_*: a fixed heap (no vmm) needs
+ * and gives back nothing. */
+bool shoal__heap_gpu_grow_needed(shoal_t sh, size_t lo, size_t hi)
 {
-    shoal__vmm_t *v = sh->gpu->vmm;
+    shoal__vmm_t *v = sh->gpu != NULL ? sh->gpu->vmm : NULL;
+    if (v == NULL) return false;
     for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi; c++)
         if (v->have[c] == 0) return true;
     return false;
 }
 
-int shoal__vmm_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep)
+int shoal__heap_gpu_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep)
 {
     struct shoal_gpu *g = sh->gpu;
     shoal__vmm_t *v = g->vmm;
@@ -691,9 +694,10 @@ int shoal__vmm_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__g
                         fault ? " (SHOAL_FAULT)" : "");
 }
 
-int shoal__vmm_grow_share(shoal_t sh, const char *call)
+int shoal__heap_gpu_grow_share(shoal_t sh, const char *call)
 {
     shoal__vmm_t *v = sh->gpu->vmm;
+    if (v == NULL) return SHOAL_SUCCESS;
     int rc = sh->node_size > 1 ? shoal__vmm_share(sh, call, v->fresh, v->n_fresh) : SHOAL_SUCCESS;
     v->n_fresh = 0;
     return rc;
@@ -701,11 +705,14 @@ int shoal__vmm_grow_share(shoal_t sh, const char *call)
 
 /* Chunks wholly inside the free span [lo, hi) go back: mine and my mapping
  * of every peer's (all PEs give back the same ones, in the same free). */
-void shoal__vmm_trim(shoal_t sh, size_t lo, size_t hi)
+void shoal__heap_gpu_trim(shoal_t sh, size_t lo, size_t hi)
 {
     struct shoal_gpu *g = sh->gpu;
-    shoal__vmm_t *v = g->vmm;
-    size_t first = (lo + v->chunk - 1) / v->chunk, end;
+    shoal__vmm_t *v = g != NULL ? g->vmm : NULL;
+    size_t first, end;
+
+    if (v == NULL) return;
+    first = (lo + v->chunk - 1) / v->chunk;
 
     if (hi >= sh->alloc.size) hi = v->heap_len; /* the tail past the limit holds no block */
     end = hi / v->chunk;
@@ -730,8 +737,12 @@ void shoal__vmm_trim(shoal_t sh, size_t lo, size_t hi)
     cudaGetLastError();
 }
 
-size_t shoal__vmm_mapped(shoal_t sh) { return sh->gpu->vmm->n_mapped * sh->gpu->vmm->chunk; }
-size_t shoal__vmm_chunk(shoal_t sh) { return sh->gpu->vmm->chunk; }
+size_t shoal__heap_gpu_backed(shoal_t sh)
+{
+    shoal__vmm_t *v = sh->gpu != NULL ? sh->gpu->vmm : NULL;
+    return v != NULL ? v->n_mapped * v->chunk : sh->heap_size;
+}
+size_t shoal__heap_gpu_chunk(shoal_t sh) { return sh->gpu != NULL && sh->gpu->vmm != NULL ? sh->gpu->vmm->chunk : 0; }
 const char *shoal__vmm_sock_name(shoal_t sh) { return sh->gpu->vmm->sock_name; }
 
 void shoal__vmm_destroy(shoal_t sh)

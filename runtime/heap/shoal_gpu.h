@@ -85,19 +85,13 @@ _Static_assert(sizeof(shoal__gpu_info_t) <= SHOAL__HEAP_DESC_GPU, "a GPU heap's 
  * create: reserve the range, map the control area. connect: the node's
  * PEs connect their sockets (names: per node rank); share_ctrl: pass the
  * control areas' handles (both collective over the node). open_peer: map
- * node rank r's heap here (the cuda_ipc transport). grow/grow_share/trim:
- * runtime/heap/shoal_heap.h's shoal__heap_gpu_*. */
+ * node rank r's heap here (the cuda_ipc transport). Growth and trim are
+ * runtime/heap/shoal_heap.h's shoal__heap_gpu_*, defined in gpu_vmm.c. */
 SHOAL__HIDDEN int shoal__vmm_plan(shoal_t sh);
 SHOAL__HIDDEN int shoal__vmm_create(shoal_t sh, char **heap_base_p, char **ctrl_p);
 SHOAL__HIDDEN int shoal__vmm_connect(shoal_t sh, const char *const *names);
 SHOAL__HIDDEN int shoal__vmm_share_ctrl(shoal_t sh);
 SHOAL__HIDDEN int shoal__vmm_open_peer(shoal_t sh, int r, char **base_p, char **ctrl_p);
-SHOAL__HIDDEN bool shoal__vmm_grow_needed(shoal_t sh, size_t lo, size_t hi);
-SHOAL__HIDDEN int shoal__vmm_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep);
-SHOAL__HIDDEN int shoal__vmm_grow_share(shoal_t sh, const char *call);
-SHOAL__HIDDEN void shoal__vmm_trim(shoal_t sh, size_t lo, size_t hi);
-SHOAL__HIDDEN size_t shoal__vmm_mapped(shoal_t sh);
-SHOAL__HIDDEN size_t shoal__vmm_chunk(shoal_t sh);
 SHOAL__HIDDEN const char *shoal__vmm_sock_name(shoal_t sh);
 SHOAL__HIDDEN void shoal__vmm_destroy(shoal_t sh);
 

@@ -27,7 +27,7 @@ SHOAL__HIDDEN int shoal__heap_host_grow(shoal_t sh, const char *call, size_t hi,
 SHOAL__HIDDEN void shoal__heap_host_trim(shoal_t sh, size_t lo, size_t hi);
 /* Bytes of whole pages under blocks in use (the allocator's lock held). */
 SHOAL__HIDDEN size_t shoal__heap_host_backed(shoal_t sh);
-/* GPU heap (runtime/heap/gpu.c, a growing heap's chunks in gpu_vmm.c; a
+/* GPU heap growth (runtime/heap/gpu_vmm.c; stubs in gpu.c without CUDA; a
  * fixed heap needs and gives back nothing): does [lo, hi) need chunks not
  * mapped yet (the same answer on every PE)? Map them here (*rep filled on
  * failure); then, once every PE mapped its own, map the node peers' new

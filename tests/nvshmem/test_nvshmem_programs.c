@@ -127,6 +127,15 @@ int main(int argc, char **argv)
             check_note("%s: no %s (shoal built without CUDA): skipped", suite, nvcc);
             return TEST_SKIP;
         }
+        /* The transposes use cuBLAS, which a minimal CUDA toolkit may lack. */
+        char probe[1400], plog[1200];
+        snprintf(plog, sizeof(plog), "%s/cublas-probe.log", tmp);
+        snprintf(probe, sizeof(probe), "echo '#include <cublas_v2.h>' | %s -x cu -E - > /dev/null", nvcc);
+        if (prog_sh(probe, plog) != 0) {
+            check_note("%s: the CUDA toolkit has no cuBLAS (cublas_v2.h), which the PRK transposes use: skipped",
+                       suite);
+            return TEST_SKIP;
+        }
         if (prk && !prog_gpu_present()) {
             check_note("prk: no GPU to run the transposes on: skipped (prk-build builds them)");
             return TEST_SKIP;
