@@ -186,6 +186,8 @@ def write_header(path, cpp, names):
         with open(path + '.tmp', 'w') as f:
             f.write(text)
         os.replace(path + '.tmp', path)
+    else:
+        os.utime(path)  # newer than the objects it was read from: ninja sees it done
     return len(decls)
 
 
