@@ -79,6 +79,26 @@ SHOAL_EXPORT int shoal_signal_op_on_stream(shoal_t sh, uint64_t *sig, uint64_t v
 SHOAL_EXPORT int shoal_signal_wait_until_on_stream(shoal_t sh, uint64_t *sig, int cmp, uint64_t value,
                                                    cudaStream_t stream);
 
+/* The wait_until family in stream order (SHOAL_WAIT_TYPES): work enqueued
+ * on stream after the call waits until this PE's ivar <cmp> value (all
+ * included elements for _all, each against values[i] for _all_vector;
+ * status as in api/shoal.h); the host does not wait. On the GPU (a GPU
+ * heap, or a registered GPU range, every peer's transport joining streams)
+ * one element compared EQ is a stream memory operation, the others a
+ * one-thread kernel; status and values are read at the call (they may be
+ * reused at once). Elsewhere the host waits for the stream, then makes the
+ * host wait (up to SHOAL_TIMEOUT). A stream wait never times out; never
+ * wait on the legacy default stream 0 (README "Waits"). */
+#define SHOAL__WAIT_STREAM_DECL(T, N)                                                                                  \
+    SHOAL_EXPORT int shoal_##N##_wait_until_on_stream(shoal_t sh, T *ivar, int cmp, T value, cudaStream_t stream);     \
+    SHOAL_EXPORT int shoal_##N##_wait_until_all_on_stream(shoal_t sh, T *ivars, size_t nelems, const int *status,      \
+                                                          int cmp, T value, cudaStream_t stream);                      \
+    SHOAL_EXPORT int shoal_##N##_wait_until_all_vector_on_stream(shoal_t sh, T *ivars, size_t nelems,                  \
+                                                                 const int *status, int cmp, const T *values,          \
+                                                                 cudaStream_t stream);
+SHOAL_WAIT_TYPES(SHOAL__WAIT_STREAM_DECL)
+#undef SHOAL__WAIT_STREAM_DECL
+
 #define SHOAL__TYPED_STREAM_DECL(T, N)                                                                                 \
     SHOAL_EXPORT int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe,               \
                                                cudaStream_t stream);                                                   \

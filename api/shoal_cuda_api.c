@@ -75,6 +75,49 @@ int shoal_signal_wait_until_on_stream(shoal_t sh, uint64_t *sig, int cmp, uint64
     return shoal__signal_wait_on_stream(sh, "shoal_signal_wait_until_on_stream", sig, cmp, value, stream);
 }
 
+static int shoal__wait_stream_call(shoal_t sh, const char *call, const void *ivars, size_t nelems, size_t size,
+                                   bool sgn, const int *status, int cmp, const void *values, bool vector,
+                                   cudaStream_t stream)
+{
+    shoal__wait_spec_t w = {.ivars = ivars,
+                            .nelems = nelems,
+                            .size = size,
+                            .is_signed = sgn,
+                            .status = status,
+                            .cmp = cmp,
+                            .values = values,
+                            .vector = vector,
+                            .kind = SHOAL__WAIT_ALL,
+                            .block = true};
+    return shoal__wait_on_stream(sh, call, &w, stream);
+}
+
+#define SHOAL__SIGNED(T) ((T)-1 < (T)1) /* not "< 0": always false, says -Wtype-limits, for unsigned T */
+#define SHOAL__WAIT_STREAM_DEF(T, N)                                                                                   \
+    int shoal_##N##_wait_until_on_stream(shoal_t sh, T *ivar, int cmp, T value, cudaStream_t stream)                   \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_wait_until_on_stream");                                                         \
+        return shoal__wait_stream_call(sh, "shoal_" #N "_wait_until_on_stream", ivar, 1, sizeof(T), SHOAL__SIGNED(T),  \
+                                       NULL, cmp, &value, false, stream);                                              \
+    }                                                                                                                  \
+    int shoal_##N##_wait_until_all_on_stream(shoal_t sh, T *ivars, size_t nelems, const int *status, int cmp, T value, \
+                                             cudaStream_t stream)                                                      \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_wait_until_all_on_stream");                                                     \
+        return shoal__wait_stream_call(sh, "shoal_" #N "_wait_until_all_on_stream", ivars, nelems, sizeof(T),          \
+                                       SHOAL__SIGNED(T), status, cmp, &value, false, stream);                          \
+    }                                                                                                                  \
+    int shoal_##N##_wait_until_all_vector_on_stream(shoal_t sh, T *ivars, size_t nelems, const int *status, int cmp,   \
+                                                    const T *values, cudaStream_t stream)                              \
+    {                                                                                                                  \
+        SHOAL__ENTER(sh, "shoal_" #N "_wait_until_all_vector_on_stream");                                              \
+        return shoal__wait_stream_call(sh, "shoal_" #N "_wait_until_all_vector_on_stream", ivars, nelems, sizeof(T),   \
+                                       SHOAL__SIGNED(T), status, cmp, values, true, stream);                           \
+    }
+SHOAL_WAIT_TYPES(SHOAL__WAIT_STREAM_DEF)
+#undef SHOAL__WAIT_STREAM_DEF
+#undef SHOAL__SIGNED
+
 #define SHOAL__TYPED_STREAM_DEF(T, N)                                                                                  \
     int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream)       \
     {                                                                                                                  \

@@ -161,8 +161,50 @@ void nvshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int
     void nvshmemx_##N##_p_on_stream(T *dest, T value, int pe, cudaStream_t stream);
 NVSHMEM__RMA_TYPES(NVSHMEMX__STREAM_DECL)
 #undef NVSHMEMX__STREAM_DECL
+/* _nbi on a stream: the same calls (a stream operation never blocks the
+ * host where the copy engine carries it). */
+void nvshmemx_putmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream);
+void nvshmemx_getmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream);
+#define NVSHMEMX__STREAM_NBI_DECL(T, N)                                                                                \
+    void nvshmemx_##N##_put_nbi_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream);       \
+    void nvshmemx_##N##_get_nbi_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream);       \
+    void nvshmemx_##N##_put_signal_on_stream(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,              \
+                                             uint64_t signal, int sig_op, int pe, cudaStream_t stream);                \
+    void nvshmemx_##N##_put_signal_nbi_on_stream(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,          \
+                                                 uint64_t signal, int sig_op, int pe, cudaStream_t stream);
+NVSHMEM__RMA_TYPES(NVSHMEMX__STREAM_NBI_DECL)
+#undef NVSHMEMX__STREAM_NBI_DECL
+/* Sized forms on a stream: BITS of 8, 16, 32, 64, 128. */
+#define NVSHMEMX__SIZED_STREAM_DECL(BITS)                                                                              \
+    void nvshmemx_put##BITS##_on_stream(void *dest, const void *source, size_t nelems, int pe, cudaStream_t stream);   \
+    void nvshmemx_get##BITS##_on_stream(void *dest, const void *source, size_t nelems, int pe, cudaStream_t stream);   \
+    void nvshmemx_put##BITS##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe,                     \
+                                            cudaStream_t stream);                                                      \
+    void nvshmemx_get##BITS##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe,                     \
+                                            cudaStream_t stream);                                                      \
+    void nvshmemx_put##BITS##_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,      \
+                                               uint64_t signal, int sig_op, int pe, cudaStream_t stream);              \
+    void nvshmemx_put##BITS##_signal_nbi_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,  \
+                                                   uint64_t signal, int sig_op, int pe, cudaStream_t stream);
+NVSHMEMX__SIZED_STREAM_DECL(8)
+NVSHMEMX__SIZED_STREAM_DECL(16)
+NVSHMEMX__SIZED_STREAM_DECL(32)
+NVSHMEMX__SIZED_STREAM_DECL(64)
+NVSHMEMX__SIZED_STREAM_DECL(128)
+#undef NVSHMEMX__SIZED_STREAM_DECL
 void nvshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal,
                                       int sig_op, int pe, cudaStream_t stream);
+void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                          uint64_t signal, int sig_op, int pe, cudaStream_t stream);
+/* Waits in stream order: later work on stream waits, the host does not. */
+#define NVSHMEMX__WAIT_STREAM_DECL(T, N)                                                                               \
+    void nvshmemx_##N##_wait_until_on_stream(T *ivar, int cmp, T cmp_value, cudaStream_t stream);                      \
+    void nvshmemx_##N##_wait_until_all_on_stream(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value,     \
+                                                 cudaStream_t stream);                                                 \
+    void nvshmemx_##N##_wait_until_all_vector_on_stream(T *ivars, size_t nelems, const int *status, int cmp,           \
+                                                        T *cmp_values, cudaStream_t stream);
+SHOAL_WAIT_TYPES(NVSHMEMX__WAIT_STREAM_DECL)
+#undef NVSHMEMX__WAIT_STREAM_DECL
 void nvshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, cudaStream_t stream);
 void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, cudaStream_t stream);
 void nvshmemx_quiet_on_stream(cudaStream_t stream);

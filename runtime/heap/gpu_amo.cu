@@ -51,6 +51,44 @@ static __global__ void wait_kernel(const uint64_t *word, int cmp, uint64_t value
     while (!shoal__dev_compare<uint64_t>(w.load(cuda::memory_order_acquire), cmp, value)) __nanosleep(256);
 }
 
+/* The wait_until family on a stream: each included element in turn until
+ * it satisfies cmp against value (or values[i]); then acquire, as above.
+ * status and values are device memory (or NULL). Elements are read
+ * volatile: 2-byte words have no system-scope atomic load. */
+template <typename T>
+static __global__ void wait_n_kernel(const T *ivars, size_t n, const int *status, int cmp, const T *values, T value)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (status != nullptr && status[i] != 0) continue;
+        T ref = values != nullptr ? values[i] : value;
+        while (!shoal__dev_compare<T>(*(const volatile T *)&ivars[i], cmp, ref)) __nanosleep(256);
+    }
+    __threadfence_system();
+}
+
+template <typename T>
+static void wait_n_start(cudaStream_t stream, const void *ivars, size_t n, const int *status, int cmp,
+                         const void *values, uint64_t value)
+{
+    wait_n_kernel<T><<<1, 1, 0, stream>>>((const T *)ivars, n, status, cmp, (const T *)values, (T)value);
+}
+
+extern "C" cudaError_t shoal__gpu_wait_n_launch(cudaStream_t stream, const void *ivars, size_t n, size_t size,
+                                                bool is_signed, const int *status, int cmp, const void *values,
+                                                uint64_t value)
+{
+    switch (size * 2 + (is_signed ? 1 : 0)) {
+    case 4: wait_n_start<uint16_t>(stream, ivars, n, status, cmp, values, value); break;
+    case 5: wait_n_start<int16_t>(stream, ivars, n, status, cmp, values, value); break;
+    case 8: wait_n_start<uint32_t>(stream, ivars, n, status, cmp, values, value); break;
+    case 9: wait_n_start<int32_t>(stream, ivars, n, status, cmp, values, value); break;
+    case 16: wait_n_start<uint64_t>(stream, ivars, n, status, cmp, values, value); break;
+    case 17: wait_n_start<int64_t>(stream, ivars, n, status, cmp, values, value); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t shoal__gpu_amo_launch(cudaStream_t stream, void *word, const shoal__amo_t *a, void *result)
 {
     amo_kernel<<<1, 1, 0, stream>>>(word, *a, result);
@@ -68,5 +106,11 @@ cudaError_t shoal__gpu_kernels_preload(void)
     struct cudaFuncAttributes attr;
     cudaError_t err = cudaFuncGetAttributes(&attr, amo_kernel);
     if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, wait_kernel);
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, wait_n_kernel<uint16_t>);
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, wait_n_kernel<int16_t>);
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, wait_n_kernel<uint32_t>);
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, wait_n_kernel<int32_t>);
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, wait_n_kernel<uint64_t>);
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, wait_n_kernel<int64_t>);
     return err;
 }

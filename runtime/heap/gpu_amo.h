@@ -4,6 +4,7 @@
 #define SHOAL_GPU_AMO_H
 
 #include <cuda_runtime_api.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/shoal_amo_op.h"
@@ -25,6 +26,15 @@ __attribute__((visibility("hidden"))) cudaError_t shoal__gpu_kernels_preload(voi
 /* Queue a wait on stream until the uint64_t at word <cmp> value (SHOAL_CMP_*). */
 __attribute__((visibility("hidden"))) cudaError_t shoal__gpu_wait_launch(cudaStream_t stream, const uint64_t *word,
                                                                          int cmp, uint64_t value);
+
+/* Queue a wait on stream until each of the n elements of size bytes (2, 4
+ * or 8; signed or not) at ivars whose status is 0 (status NULL: all)
+ * <cmp> value, or values[i] (values non-NULL). status and values must be
+ * device memory readable until the wait ends. */
+__attribute__((visibility("hidden"))) cudaError_t shoal__gpu_wait_n_launch(cudaStream_t stream, const void *ivars,
+                                                                           size_t n, size_t size, bool is_signed,
+                                                                           const int *status, int cmp,
+                                                                           const void *values, uint64_t value);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #if SHOAL_HAVE_CUDA
 #include "ops/shoal_amo.h"
 #include "heap/shoal_gpu.h"
+#include "heap/shoal_register.h"
 #include "ops/shoal_rma.h"
 #include "heap/gpu_amo.h"
 #include "transport/transport.h"
@@ -202,6 +203,66 @@ int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, in
     /* The other comparisons, or a driver without 64-bit stream waits. */
     err = shoal__gpu_wait_launch(stream, sig, cmp, value);
     if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the signal wait kernel", err);
+out:
+    return rc;
+}
+
+/* The wait_until family on a stream (w: a blocking ALL wait). On the GPU
+ * where ivars is GPU memory and every peer's transport joins streams: a
+ * stream memory operation for one 4- or 8-byte element compared EQ (exact,
+ * unlike CUDA's cyclic GE), else a one-thread kernel; status and the
+ * vector's values are copied in stream order into memory from the
+ * stream's pool, freed when the wait ends. Otherwise the host waits for
+ * the stream, then makes the host wait. */
+int shoal__wait_on_stream(shoal_t sh, const char *call, const shoal__wait_spec_t *w, cudaStream_t stream)
+{
+    struct shoal_gpu *g = sh->gpu;
+    size_t sbytes, vbytes;
+    uint64_t value = 0;
+    char *scratch = NULL;
+    cudaError_t err;
+    bool reg;
+    int rc;
+
+    SHOAL__TRY(rc, out, shoal__wait_check(sh, call, w, &reg));
+    if (w->nelems == 0) return SHOAL_SUCCESS;
+    if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL ||
+        (reg && !shoal__reg_is_gpu(sh, w->ivars, w->nelems * w->size)) ||
+        shoal__transports_without(sh, sh->tp_setup, SHOAL__TP_CAP_STREAM)) {
+        SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
+        return shoal__wait_until(sh, call, w, NULL, NULL, NULL, NULL, NULL);
+    }
+    if (!w->vector) memcpy(&value, w->values, w->size); /* little-endian: the low bytes */
+    if (w->nelems == 1 && w->status == NULL && !w->vector && w->cmp == SHOAL_CMP_EQ && w->size >= 4) {
+        CUresult cr = w->size == 8
+                          ? g->wait_value64(stream, (CUdeviceptr)w->ivars, value, CU_STREAM_WAIT_VALUE_EQ)
+                          : g->wait_value32(stream, (CUdeviceptr)w->ivars, (cuuint32_t)value, CU_STREAM_WAIT_VALUE_EQ);
+        if (cr == CUDA_SUCCESS) return SHOAL_SUCCESS;
+    }
+    /* Sign-extended where signed, so the kernel's narrowing gives it back. */
+    if (!w->vector && w->is_signed && w->size < 8 && (value >> (w->size * 8 - 1)) & 1)
+        value |= ~(uint64_t)0 << (w->size * 8);
+    sbytes = w->status != NULL ? w->nelems * sizeof(int) : 0;
+    vbytes = w->vector ? w->nelems * w->size : 0;
+    if (sbytes + vbytes > 0) {
+        size_t at = (sbytes + 7) / 8 * 8;
+        err = cudaMallocAsync((void **)&scratch, at + vbytes, stream);
+        if (err != cudaSuccess)
+            return shoal__cuda_error(sh, call, "allocating the wait's status and values (cudaMallocAsync)", err);
+        if (sbytes > 0) err = cudaMemcpyAsync(scratch, w->status, sbytes, cudaMemcpyDefault, stream);
+        if (err == cudaSuccess && vbytes > 0)
+            err = cudaMemcpyAsync(scratch + at, w->values, vbytes, cudaMemcpyDefault, stream);
+        if (err == cudaSuccess)
+            err = shoal__gpu_wait_n_launch(stream, w->ivars, w->nelems, w->size, w->is_signed,
+                                           sbytes > 0 ? (const int *)scratch : NULL, w->cmp,
+                                           vbytes > 0 ? scratch + at : NULL, value);
+        cudaError_t ferr = cudaFreeAsync(scratch, stream);
+        if (err == cudaSuccess) err = ferr;
+        if (err != cudaSuccess) return shoal__cuda_error(sh, call, "queueing the wait kernel", err);
+        return SHOAL_SUCCESS;
+    }
+    err = shoal__gpu_wait_n_launch(stream, w->ivars, w->nelems, w->size, w->is_signed, NULL, w->cmp, NULL, value);
+    if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the wait kernel", err);
 out:
     return rc;
 }

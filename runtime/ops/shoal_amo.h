@@ -57,6 +57,10 @@ typedef struct shoal__wait_spec {
 } shoal__wait_spec_t;
 SHOAL__HIDDEN int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w, int *flag_p,
                                     size_t *index_p, size_t *indices, size_t *count_p, void *seen_p);
+/* The argument checks of shoal__wait_until alone, for a blocking ALL wait
+ * made elsewhere (on a stream): *reg_p tells whether ivars lies in a
+ * registered range rather than the heap. */
+SHOAL__HIDDEN int shoal__wait_check(shoal_t sh, const char *call, const shoal__wait_spec_t *w, bool *reg_p);
 /* One unsigned word of size bytes at word (this PE's heap): wait until
  * word <cmp> *value (block), or only read it (!block, no comparison);
  * seen_p (may be NULL): the value read last. */

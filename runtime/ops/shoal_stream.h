@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "base/shoal_instance.h"
+#include "ops/shoal_amo.h"
 
 /* A put (is_put) or get of n bytes with pe in stream order. */
 SHOAL__HIDDEN int shoal__rma_on_stream(shoal_t sh, const char *call, bool is_put, void *dest, const void *src, size_t n,
@@ -21,6 +22,9 @@ SHOAL__HIDDEN int shoal__put_signal_on_stream(shoal_t sh, const char *call, void
                                               uint64_t *sig, uint64_t value, int op, int pe, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, int cmp, uint64_t value,
                                                cudaStream_t stream);
+/* The stream waits until this PE's ivars satisfy w (a blocking ALL wait:
+ * wait_until, wait_until_all, wait_until_all_vector). */
+SHOAL__HIDDEN int shoal__wait_on_stream(shoal_t sh, const char *call, const shoal__wait_spec_t *w, cudaStream_t stream);
 SHOAL__HIDDEN int shoal__barrier_all_on_stream(shoal_t sh, cudaStream_t stream);
 
 #endif /* SHOAL_STREAM_H */

@@ -275,6 +275,14 @@ out:
     return rc;
 }
 
+int shoal__wait_check(shoal_t sh, const char *call, const shoal__wait_spec_t *w, bool *reg_p)
+{
+    size_t off;
+
+    *reg_p = false;
+    return shoal__wait_args(sh, call, w, NULL, NULL, NULL, NULL, reg_p, &off);
+}
+
 int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w, int *flag_p, size_t *index_p,
                       size_t *indices, size_t *count_p, void *seen_p)
 {

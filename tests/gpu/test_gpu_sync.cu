@@ -26,6 +26,12 @@
  * plain cudaStreamSynchronize: they poll the stream and keep MPI's progress
  * going, and name what a stream still waits for after 120 s.
  *
+ * 4. Typed waits on a stream (shoal_<T>_wait_until{,_all,_all_vector}_on_stream):
+ *    the waiter's stream waits for words another PE stores afterwards,
+ *    signed and unsigned 2-byte comparisons, an excluded element, a
+ *    vector of values; the kernel behind the waits finds the values
+ *    stored. Then argument errors, named.
+ *
  * SHOAL_TEST_EXPECT_TRANSPORT: the transport towards the peer, where the
  * environment forces one (staged). */
 #include <stdbool.h>
@@ -378,6 +384,136 @@ static void test_mixed_atomics(void)
     SH_OK(sh, shoal_free(sh, ctr));
 }
 
+/* ------------------------------------------------------------ 4. typed waits on a stream */
+
+/* What the waiter's stream finds once every wait passed. */
+struct typed_seen {
+    short s16;
+    unsigned short u16;
+    int32_t a32[4];
+    uint64_t v64[3];
+    int64_t e64;
+};
+
+__global__ void read_typed(const short *s16, const unsigned short *u16, const int32_t *a32, const uint64_t *v64,
+                           const int64_t *e64, typed_seen *out)
+{
+    out->s16 = *(const volatile short *)s16;
+    out->u16 = *(const volatile unsigned short *)u16;
+    for (int i = 0; i < 4; i++) out->a32[i] = ((const volatile int32_t *)a32)[i];
+    for (int i = 0; i < 3; i++) out->v64[i] = ((const volatile uint64_t *)v64)[i];
+    out->e64 = *(const volatile int64_t *)e64;
+}
+
+/* The waiter's stream waits (shoal_<T>_wait_until{,_all,_all_vector}_on_stream)
+ * for words the writer stores afterwards: a signed 2-byte LT that only a
+ * signed comparison passes, an unsigned 2-byte GT that only an unsigned
+ * one passes, an int32 _all with one element excluded (it stays 0), a
+ * uint64 _all_vector EQ, and an int64 EQ (a stream memory operation). On
+ * the GPU path (every peer cuda_ipc or self) the calls return at once and
+ * the stream is still waiting before the writer starts; elsewhere each
+ * call waits on the host. Then argument errors, named. */
+static void test_typed_waits(bool on_gpu)
+{
+    static const int status[4] = {0, 1, 0, 0};
+    static const uint64_t want_v[3] = {5, 6, 7};
+    static const int32_t want_a[4] = {10, 0, 11, 12};
+    int waiter = npes > 1 ? 1 : 0, writer = 0;
+    short *s16 = (short *)shoal_calloc(sh, 1, sizeof(short));
+    unsigned short *u16 = (unsigned short *)shoal_calloc(sh, 1, sizeof(unsigned short));
+    int32_t *a32 = (int32_t *)shoal_calloc(sh, 4, sizeof(int32_t));
+    uint64_t *v64 = (uint64_t *)shoal_calloc(sh, 3, sizeof(uint64_t));
+    int64_t *e64 = (int64_t *)shoal_calloc(sh, 1, sizeof(int64_t));
+    typed_seen *d_seen = NULL;
+    int token = 0;
+
+    CHECK_MSG(s16 && u16 && a32 && v64 && e64, "shoal_calloc: %s", shoal_last_error(sh));
+    if (waiter == writer && !on_gpu) {
+        check_note("typed stream waits: skipped (one PE, and its waits are made on the host)");
+        goto errors;
+    }
+    CUDA_OK(cudaMalloc(&d_seen, sizeof(*d_seen)));
+    CUDA_OK(cudaMemset(d_seen, 0xff, sizeof(*d_seen)));
+    CUDA_OK(cudaDeviceSynchronize());
+    SH_OK(sh, shoal_barrier_all(sh));
+    if (me == waiter) {
+        uint64_t vec[3] = {5, 6, 7};
+        SH_OK(sh, shoal_short_wait_until_on_stream(sh, s16, SHOAL_CMP_LT, 5, st));
+        SH_OK(sh, shoal_ushort_wait_until_on_stream(sh, u16, SHOAL_CMP_GT, 100, st));
+        SH_OK(sh, shoal_int32_wait_until_all_on_stream(sh, a32, 4, status, SHOAL_CMP_GE, 10, st));
+        SH_OK(sh, shoal_uint64_wait_until_all_vector_on_stream(sh, v64, 3, NULL, SHOAL_CMP_EQ, vec, st));
+        vec[0] = vec[1] = vec[2] = 99; /* read at the call: changing it now changes nothing */
+        SH_OK(sh, shoal_int64_wait_until_on_stream(sh, e64, SHOAL_CMP_EQ, -3, st));
+        read_typed<<<1, 1, 0, st>>>(s16, u16, a32, v64, e64, d_seen);
+        CUDA_OK(cudaGetLastError());
+        if (on_gpu) {
+            struct timespec nap = {0, 100 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+            cudaError_t q = cudaStreamQuery(st);
+            CHECK_MSG(q == cudaErrorNotReady, "typed stream waits: the stream ran past the waits before any store (%s)",
+                      cudaGetErrorString(q));
+            if (writer != waiter) CHECK_EQ_INT(MPI_Send(&token, 1, MPI_INT, writer, 77, MPI_COMM_WORLD), MPI_SUCCESS);
+        }
+    }
+    if (me == writer) {
+        if (on_gpu && writer != waiter)
+            CHECK_EQ_INT(MPI_Recv(&token, 1, MPI_INT, waiter, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        SH_OK(sh, shoal_short_p(sh, s16, -7, waiter));
+        SH_OK(sh, shoal_ushort_p(sh, u16, 65001, waiter));
+        SH_OK(sh, shoal_int32_put(sh, a32, want_a, 4, waiter));
+        SH_OK(sh, shoal_uint64_put(sh, v64, want_v, 3, waiter));
+        SH_OK(sh, shoal_int64_p(sh, e64, -3, waiter));
+        SH_OK(sh, shoal_quiet(sh));
+    }
+    if (me == waiter) {
+        typed_seen h;
+        drain("the typed waits on a stream", NULL);
+        CUDA_OK(cudaMemcpy(&h, d_seen, sizeof(h), cudaMemcpyDeviceToHost));
+        CHECK_MSG(h.s16 == -7 && h.u16 == 65001, "typed stream waits: short %d, ushort %u after the waits", h.s16,
+                  h.u16);
+        for (int i = 0; i < 4; i++)
+            CHECK_MSG(h.a32[i] == want_a[i], "typed stream waits: int32[%d] %d, expected %d", i, (int)h.a32[i],
+                      (int)want_a[i]);
+        for (int i = 0; i < 3; i++)
+            CHECK_MSG(h.v64[i] == want_v[i], "typed stream waits: uint64[%d] %llu, expected %llu", i,
+                      (unsigned long long)h.v64[i], (unsigned long long)want_v[i]);
+        CHECK_MSG(h.e64 == -3, "typed stream waits: int64 %lld, expected -3", (long long)h.e64);
+        check_note("typed stream waits (%s): short LT, ushort GT, int32 _all with an excluded element, uint64 "
+                   "_all_vector EQ, int64 EQ: each passed once PE %d stored, with the values stored",
+                   on_gpu ? "on the GPU" : "on the host", writer);
+    }
+    SH_OK(sh, shoal_barrier_all(sh));
+    cudaFree(d_seen);
+errors : {
+    int local = 0, rc;
+    rc = shoal_int_wait_until_on_stream(sh, &local, SHOAL_CMP_EQ, 1, st);
+    CHECK_MSG(rc == SHOAL_ERR_INVALID_ARG && strstr(shoal_last_error(sh), "shoal_int_wait_until_on_stream"),
+              "a wait on a stack variable: %s (%s)", shoal_strerror(rc), shoal_last_error(sh));
+    rc = shoal_int64_wait_until_all_on_stream(sh, e64, 1, NULL, 42, 0, st);
+    CHECK_MSG(rc == SHOAL_ERR_INVALID_ARG && strstr(shoal_last_error(sh), "unknown comparison 42"),
+              "comparison 42: %s (%s)", shoal_strerror(rc), shoal_last_error(sh));
+    SH_OK(sh, shoal_uint64_wait_until_all_vector_on_stream(sh, v64, 0, NULL, SHOAL_CMP_EQ, NULL, st));
+    check_note("typed stream waits: a stack variable and comparison 42 refused, naming the call; 0 elements: done");
+}
+    SH_OK(sh, shoal_barrier_all(sh));
+    SH_OK(sh, shoal_free(sh, e64));
+    SH_OK(sh, shoal_free(sh, v64));
+    SH_OK(sh, shoal_free(sh, a32));
+    SH_OK(sh, shoal_free(sh, u16));
+    SH_OK(sh, shoal_free(sh, s16));
+}
+
+/* Whether every peer's transport joins streams (cuda_ipc or self). */
+static bool all_peers_on_gpu(void)
+{
+    for (int pe = 0; pe < npes; pe++) {
+        const char *n = NULL;
+        SH_OK(sh, shoal_pe_transport(sh, pe, &n));
+        if (strcmp(n, "cuda_ipc") != 0 && strcmp(n, "self") != 0) return false;
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     const char *name = "self";
@@ -407,6 +543,7 @@ int main(int argc, char **argv)
         check_note("pipeline: skipped (needs 2 PEs)");
     test_signal_add();
     test_mixed_atomics();
+    test_typed_waits(all_peers_on_gpu());
 
     CUDA_OK(cudaStreamDestroy(st));
     SH_OK(sh, shoal_finalize(sh));

@@ -13,6 +13,8 @@
  *     alltoall and sum/max reductions in kernels on NVSHMEM_TEAM_WORLD and on
  *     a split team, started with nvshmemx_collective_launch (its grid-size
  *     query must allow the grid);
+ *   - the stream forms: _nbi, sized and signalled puts and an _nbi get on a
+ *     stream, uint64 and int vector waits on it, a stream barrier;
  *   - the state follows nvshmem_team_split_strided and nvshmem_team_destroy.
  * Every PE pair a kernel cannot load/store (SHOAL_NODE_SIZE=1) goes through
  * the device proxy: the same checks pass.
@@ -209,6 +211,61 @@ static void check_thread_rma(void)
                nvshmem_ptr(sym, right) != NULL ? "load/store" : "device proxy");
 }
 
+/* The stream forms: _nbi, sized and signalled puts, an _nbi get, waits on
+ * the stream (uint64 signal EQ, int vector EQ); then a stream barrier, and
+ * every block holds the left neighbour's data. */
+static void check_stream_forms(void)
+{
+    int *sym = (int *)nvshmem_malloc(8 * N * sizeof(int)), *src = NULL, h[N], hs[N];
+    uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t)), hsig = 0;
+    int *flags = (int *)nvshmem_calloc(2, sizeof(int));
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes, want_flags[2] = {4, 9};
+    cudaStream_t s;
+
+    CHECK(sym != NULL && sig != NULL && flags != NULL);
+    for (int i = 0; i < N; i++) hs[i] = val(me, i);
+    CUDA_OK(cudaMalloc(&src, sizeof(hs)));
+    CUDA_OK(cudaMemcpy(src, hs, sizeof(hs), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(sym, 0, 8 * N * sizeof(int)));
+    CUDA_OK(cudaMemcpy(sym + 4 * N, hs, sizeof(hs), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CUDA_OK(cudaDeviceSynchronize());
+    nvshmem_barrier_all();
+    nvshmemx_int_put_nbi_on_stream(sym, src, N, right, s);
+    nvshmemx_put32_on_stream(sym + N, src, N, right, s);
+    nvshmemx_put64_nbi_on_stream(sym + 2 * N, src, N / 2, right, s);
+    nvshmemx_get32_nbi_on_stream(sym + 3 * N, sym + 4 * N, N, left, s);
+    nvshmemx_int_put_signal_on_stream(sym + 5 * N, src, N, sig, 1, NVSHMEM_SIGNAL_ADD, right, s);
+    nvshmemx_put16_signal_nbi_on_stream(sym + 6 * N, src, 2 * N, sig, 1, NVSHMEM_SIGNAL_ADD, right, s);
+    nvshmemx_putmem_signal_nbi_on_stream(sym + 7 * N, src, N * sizeof(int), sig, 1, NVSHMEM_SIGNAL_ADD, right, s);
+    nvshmemx_int_p_on_stream(&flags[0], want_flags[0], right, s);
+    nvshmemx_int_p_on_stream(&flags[1], want_flags[1], right, s);
+    nvshmemx_uint64_wait_until_on_stream(sig, NVSHMEM_CMP_EQ, 3, s);
+    nvshmemx_int_wait_until_all_vector_on_stream(flags, 2, NULL, NVSHMEM_CMP_EQ, want_flags, s);
+    nvshmemx_barrier_all_on_stream(s);
+    CUDA_OK(cudaStreamSynchronize(s));
+    CUDA_OK(cudaMemcpy(&hsig, sig, sizeof(hsig), cudaMemcpyDeviceToHost));
+    CHECK_MSG(hsig == 3, "stream forms: the signal is %llu after three signalled puts, expected 3",
+              (unsigned long long)hsig);
+    CUDA_OK(cudaMemcpy(h, flags, 2 * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK_MSG(h[0] == 4 && h[1] == 9, "stream forms: flags %d %d, expected 4 9", h[0], h[1]);
+    for (int b = 0; b < 8; b++) {
+        if (b == 4) continue; /* my own source block */
+        CUDA_OK(cudaMemcpy(h, sym + b * N, N * sizeof(int), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < N; i++)
+            CHECK_MSG(h[i] == val(left, i), "stream forms: block %d [%d] = %d, want %d", b, i, h[i], val(left, i));
+    }
+    nvshmem_barrier_all();
+    CUDA_OK(cudaStreamDestroy(s));
+    CUDA_OK(cudaFree(src));
+    nvshmem_free(flags);
+    nvshmem_free(sig);
+    nvshmem_free(sym);
+    check_note("stream forms to PE %d: int_put_nbi, put32, put64_nbi, get32_nbi, int_put_signal, put16_signal_nbi, "
+               "putmem_signal_nbi, then uint64 wait_until and int wait_until_all_vector on the stream: ok",
+               right);
+}
+
 static void check_atomics_signals(void)
 {
     const int iters = 500;
@@ -371,6 +428,7 @@ int main(int argc, char **argv)
         return 0;
     }
     check_thread_rma();
+    check_stream_forms();
     check_atomics_signals();
     check_coll(NVSHMEM_TEAM_WORLD, "NVSHMEM_TEAM_WORLD");
     if (npes >= 2) {
