@@ -14,9 +14,12 @@
  *   prk-build the ParRes Kernels' four NVSHMEM transposes (prk/) compile
  *             and link unchanged with the installed shoal-nvcc, with their
  *             own build line (-rdc=true, C++20, cuBLAS); no GPU needed
- *   prk       the same, then each runs at 2 PEs (mpiexec -n 2 prog 10 1024,
- *             as PRK's README runs them) on the GPU heap and prints
- *             "Solution validates"; without a GPU it skips
+ *   prk       the same, then each runs on the GPU heap (prog 10 1024, as
+ *             PRK's README runs them) at 2 PEs, at 4 PEs, and at 4 PEs in
+ *             two simulated nodes (SHOAL_NODE_SIZE=2: kernels reach the
+ *             other node through the device proxy; not the ptr transpose,
+ *             whose nvshmem_ptr is NULL there), and prints "Solution
+ *             validates"; without a GPU it skips
  *
  *   test_nvshmem_programs primer|prk-build|prk
  */
@@ -83,26 +86,29 @@ static bool prk_build(const char *v)
     return true;
 }
 
-/* Run it at 2 PEs on a matrix of order 1024, 10 iterations. */
-static void prk_run(const char *v)
+/* Run it at np PEs on a matrix of order 1024, 10 iterations; node_size > 0
+ * splits the PEs into simulated nodes of that many (SHOAL_NODE_SIZE), which
+ * kernels reach through the device proxy. */
+static void prk_run(const char *v, int np, int node_size)
 {
-    char cmd[4096], log[1200], name[64], label[96];
+    char cmd[4096], log[1200], name[64], label[160], env[64] = "";
     char *out;
 
     snprintf(name, sizeof(name), "transpose-%s-nvshmem", v);
-    snprintf(log, sizeof(log), "%s/%s-run.log", tmp, name);
-    snprintf(cmd, sizeof(cmd), "timeout %d %s/oshrun -n 2 %s/%s 10 1024", RUN_S, bin, tmp, name);
+    if (node_size > 0) snprintf(env, sizeof(env), "SHOAL_NODE_SIZE=%d ", node_size);
+    snprintf(label, sizeof(label), "%s (%d PEs%s%.0d%s, order 1024)", name, np, node_size > 0 ? ", nodes of " : "",
+             node_size, node_size > 0 ? " PEs" : "");
+    snprintf(log, sizeof(log), "%s/%s-run-%d-%d.log", tmp, name, np, node_size);
+    snprintf(cmd, sizeof(cmd), "%stimeout %d %s/oshrun -n %d %s/%s 10 1024", env, RUN_S, bin, np, tmp, name);
     if (prog_sh(cmd, log) != 0) {
-        prog_fail(&tally, name, "exited nonzero at 2 PEs", log);
+        prog_fail(&tally, label, "exited nonzero", log);
         return;
     }
     out = prog_read(log);
     if (out == NULL || strstr(out, "Solution validates") == NULL)
-        prog_fail(&tally, name, "did not print \"Solution validates\"", log);
-    else {
-        snprintf(label, sizeof(label), "%s (2 PEs, order 1024)", name);
+        prog_fail(&tally, label, "did not print \"Solution validates\"", log);
+    else
         prog_pass(&tally, label);
-    }
     free(out);
 }
 
@@ -143,9 +149,13 @@ int main(int argc, char **argv)
         check_note("%s from %s/prk, built with %s, in %s", suite, progs, nvcc, tmp);
         for (size_t i = 0; i < sizeof(prk_variants) / sizeof(prk_variants[0]); i++) {
             if (!prk_build(prk_variants[i])) continue;
-            if (prk)
-                prk_run(prk_variants[i]);
-            else
+            if (prk) {
+                prk_run(prk_variants[i], 2, 0);
+                prk_run(prk_variants[i], 4, 0);
+                /* Across nodes nvshmem_ptr is NULL (as with NVIDIA's
+                 * NVSHMEM): the ptr transpose needs load/store. */
+                if (strcmp(prk_variants[i], "ptr") != 0) prk_run(prk_variants[i], 4, 2);
+            } else
                 prog_pass(&tally, prk_variants[i]);
         }
     } else {
