@@ -349,7 +349,8 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
     if (!shoal__team_on_gpu(t) || (a->tc == SHOAL__TC_REDUCE && kt < 0) ||
         (a->tc == SHOAL__TC_FCOLLECT && a->dest != NULL && a->dest == a->src) || a->keep_root ||
         (a->dest != NULL && !shoal__in_heap(sh, a->dest, 1)) || (a->src != NULL && !shoal__in_heap(sh, a->src, 1)) ||
-        sh->coll_algo == SHOAL__COLL_ALGO_TRANSPORT || a->tc == SHOAL__TC_COLLECT || a->tc == SHOAL__TC_ALLTOALLS)
+        sh->coll_algo == SHOAL__COLL_ALGO_TRANSPORT || a->tc == SHOAL__TC_COLLECT || a->tc == SHOAL__TC_ALLTOALLS ||
+        a->tc == SHOAL__TC_REDUCESCATTER)
         return SHOAL__COLL_NOT_HERE;
     if (t->broken)
         return shoal__error(sh, SHOAL_ERR_TIMEOUT, call,
