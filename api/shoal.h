@@ -584,7 +584,11 @@ SHOAL_EXPORT int shoal_team_destroy(shoal_team_t team);
  *              k * sst in src and k * dst in dest (strides at least 1)
  *   <op>_reduce  element-wise reduction of every member's src (nreduce
  *              elements) into every member's dest; dest may equal src
- *              (in place) but not overlap it otherwise. */
+ *              (in place) but not overlap it otherwise
+ *   <op>_reducescatter  src holds n_pes blocks of nreduce elements (block
+ *              j for team PE j): member j's dest (nreduce elements) gets
+ *              the element-wise reduction of block j of every member's
+ *              src; dest must not overlap src. */
 #define SHOAL__COLL_DECL(T, N)                                                                                         \
     SHOAL_EXPORT int shoal_##N##_broadcast(shoal_team_t team, T *dest, const T *src, size_t nelems, int root);         \
     SHOAL_EXPORT int shoal_##N##_collect(shoal_team_t team, T *dest, const T *src, size_t nelems);                     \
@@ -643,7 +647,8 @@ SHOAL_EXPORT int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *s
 #define SHOAL_REDUCE_COMPLEX_OPS(X) X(sum) X(prod)
 
 #define SHOAL__REDUCE_DECL1(T, N, OP)                                                                                  \
-    SHOAL_EXPORT int shoal_##N##_##OP##_reduce(shoal_team_t team, T *dest, const T *src, size_t nreduce);
+    SHOAL_EXPORT int shoal_##N##_##OP##_reduce(shoal_team_t team, T *dest, const T *src, size_t nreduce);              \
+    SHOAL_EXPORT int shoal_##N##_##OP##_reducescatter(shoal_team_t team, T *dest, const T *src, size_t nreduce);
 #define SHOAL__REDUCE_BIT_DECL(T, N)                                                                                   \
     SHOAL__REDUCE_DECL1(T, N, and) SHOAL__REDUCE_DECL1(T, N, or) SHOAL__REDUCE_DECL1(T, N, xor)
 #define SHOAL__REDUCE_ARITH_DECL(T, N)                                                                                 \

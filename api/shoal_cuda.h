@@ -122,11 +122,11 @@ SHOAL_EXPORT int shoal_team_device_get(shoal_team_t team, shoal_dev_team_t *team
  * on stream: asynchronous to the host, ordered with the application's work
  * on stream, capturable in a CUDA graph once the buffers exist. Where
  * every member's GPU heap is mapped here (CUDA IPC: the PEs of a node) the
- * members meet on the GPU: broadcast, fcollect, alltoall and the
- * reductions are kernels and copy-engine copies (README, "Collectives",
- * says which when). Otherwise, and for collect and alltoalls, and for
- * reductions of the types the GPU does not compute on (long double,
- * complex), the host waits for stream (at most SHOAL_TIMEOUT) and runs the
+ * members meet on the GPU: broadcast, fcollect, alltoall, the reductions
+ * and the reduce-scatters are kernels and copy-engine copies (README,
+ * "Collectives", says which when). Otherwise, and for collect and
+ * alltoalls, and for reductions and reduce-scatters of the types the GPU
+ * does not compute on (long double, complex), the host waits for stream (at most SHOAL_TIMEOUT) and runs the
  * host collective before returning (refused inside a capture). With
  * SHOAL_CHECK basic or full (the default) the host also meets the members
  * once per call to check that they made the same call (it does not wait
@@ -159,7 +159,9 @@ SHOAL_EXPORT int shoal_alltoallsmem_on_stream(shoal_team_t team, void *dest, con
                                               ptrdiff_t sst, size_t nbytes, cudaStream_t stream);
 #define SHOAL__REDUCE_STREAM_DECL1(T, N, OP)                                                                           \
     SHOAL_EXPORT int shoal_##N##_##OP##_reduce_on_stream(shoal_team_t team, T *dest, const T *src, size_t nreduce,     \
-                                                         cudaStream_t stream);
+                                                         cudaStream_t stream);                                         \
+    SHOAL_EXPORT int shoal_##N##_##OP##_reducescatter_on_stream(shoal_team_t team, T *dest, const T *src,              \
+                                                                size_t nreduce, cudaStream_t stream);
 #define SHOAL__REDUCE_STREAM_BIT(T, N)                                                                                 \
     SHOAL__REDUCE_STREAM_DECL1(T, N, and) SHOAL__REDUCE_STREAM_DECL1(T, N, or) SHOAL__REDUCE_STREAM_DECL1(T, N, xor)
 #define SHOAL__REDUCE_STREAM_ARITH(T, N)                                                                               \

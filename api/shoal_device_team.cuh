@@ -38,6 +38,12 @@
  *             dest (dest == src allowed): each member combines a share of
  *             the elements from every member's src and stores the result
  *             into every member's dest, between two barriers
+ *   <op>_reducescatter  src holds a block of nreduce elements for each
+ *             member (team order): member j combines block j of every
+ *             member's src into its own dest (nreduce elements; dest must
+ *             not overlap src), between two barriers; where some member is
+ *             out of load/store reach its block comes by proxied gets into
+ *             the scratch, as for a reduction
  * As on the host, dest of broadcast, fcollect and alltoall must not be in
  * use on any member when the first member enters: its data may arrive
  * before its owner enters the call.
@@ -342,6 +348,93 @@ static __device__ __forceinline__ int shoal__dev_reduce_check(const shoal_device
     return rc;
 }
 
+/* Block my_pe of a reduce-scatter (n elements a block), by thread rank of
+ * size (of a group, or of a whole grid): every member's block combined
+ * into my dest. src and dest checked by the caller. */
+template <typename T, typename Op>
+static __device__ __forceinline__ void shoal__dev_team_reducescatter_share(const shoal_device_t &dev,
+                                                                           const shoal_dev_team_t &team, T *dest,
+                                                                           const T *src, size_t n, size_t rank,
+                                                                           size_t size)
+{
+    int np = team.n_pes;
+    size_t soff = (size_t)((const char *)(src + (size_t)team.my_pe * n) - dev.heap_base);
+
+    for (size_t e = rank; e < n; e += size) {
+        T acc = ((const T *)(shoal__dev_peer_base(dev, shoal_dev_team_pe(team, 0)) + soff))[e];
+        for (int k = 1; k < np; k++)
+            acc = Op::apply(acc, ((const T *)(shoal__dev_peer_base(dev, shoal_dev_team_pe(team, k)) + soff))[e]);
+        dest[e] = acc;
+    }
+}
+
+/* The same where some member is out of load/store reach: chunk by chunk,
+ * my own block first, then each member's (by load where it is mapped,
+ * else by a proxied get into this team's scratch), combined into my dest.
+ * Nothing is written anywhere but my dest. Returns a status. */
+template <int Scope, typename T, typename Op>
+static __device__ __forceinline__ int shoal__dev_team_reducescatter_proxy(const shoal_device_t &dev,
+                                                                          const shoal_dev_team_t &team, T *dest,
+                                                                          const T *src, size_t n)
+{
+    unsigned rank = shoal__dev_rank<Scope>(), size = shoal__dev_size<Scope>();
+    int np = team.n_pes, rc = SHOAL_SUCCESS;
+    const T *block = src + (size_t)team.my_pe * n;
+    size_t soff = (size_t)((const char *)block - dev.heap_base);
+    size_t chunk = (size_t)SHOAL_DEVICE_PROXY_SCRATCH / sizeof(T);
+    T *scratch = (T *)(dev.proxy.scratch + (size_t)team.id * SHOAL_DEVICE_PROXY_SCRATCH);
+
+    for (size_t c = 0; c < n && rc == SHOAL_SUCCESS; c += chunk) {
+        size_t m = n - c < chunk ? n - c : chunk;
+        for (int i = 0; i < np && rc == SHOAL_SUCCESS; i++) {
+            int pe = shoal_dev_team_pe(team, (team.my_pe + i) % np);
+            char *base = shoal__dev_peer_base(dev, pe);
+            const T *from = base != NULL ? (const T *)(base + soff) + c : scratch;
+            if (base == NULL)
+                rc = shoal__dev_proxy_group<Scope>(dev,
+                                                   shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_GET, pe, scratch, block + c,
+                                                                        m * sizeof(T)),
+                                                   true, NULL);
+            if (rc != SHOAL_SUCCESS) break;
+            for (size_t e = rank; e < m; e += size) dest[c + e] = i == 0 ? from[e] : Op::apply(dest[c + e], from[e]);
+            shoal__dev_sync<Scope>(); /* the chunk combined, the scratch free again */
+        }
+    }
+    return rc;
+}
+
+/* A reduce-scatter's src (np blocks of n) and dest (n) inside the heap,
+ * apart. */
+template <typename T>
+static __device__ __forceinline__ int shoal__dev_reducescatter_check(const shoal_device_t &dev, T *dest, const T *src,
+                                                                     size_t n, int np)
+{
+    char *p;
+    if (n > dev.heap_size / sizeof(T) / (size_t)np) return SHOAL_ERR_OUT_OF_BOUNDS;
+    size_t all = n * (size_t)np;
+    int rc = shoal__dev_translate(dev, src, all * sizeof(T), dev.my_pe, &p);
+    if (rc == SHOAL_SUCCESS) rc = shoal__dev_translate(dev, dest, n * sizeof(T), dev.my_pe, &p);
+    if (rc == SHOAL_SUCCESS && (const T *)dest < src + all && src < (const T *)dest + n) rc = SHOAL_ERR_INVALID_ARG;
+    return rc;
+}
+
+template <int Scope, typename T, typename Op>
+static __device__ __forceinline__ int shoal__dev_team_reducescatter(const shoal_device_t &dev,
+                                                                    const shoal_dev_team_t &team, T *dest, const T *src,
+                                                                    size_t n)
+{
+    if (!team.ok && dev.proxy.status != SHOAL_SUCCESS) return dev.proxy.status;
+    int rc = shoal__dev_reducescatter_check(dev, dest, src, n, team.n_pes);
+    int brc = shoal__dev_team_barrier<Scope>(dev, team); /* every src ready */
+    if (rc == SHOAL_SUCCESS && brc == SHOAL_SUCCESS && !team.ok)
+        rc = shoal__dev_team_reducescatter_proxy<Scope, T, Op>(dev, team, dest, src, n);
+    else if (rc == SHOAL_SUCCESS && brc == SHOAL_SUCCESS)
+        shoal__dev_team_reducescatter_share<T, Op>(dev, team, dest, src, n, shoal__dev_rank<Scope>(),
+                                                   shoal__dev_size<Scope>());
+    int crc = shoal__dev_team_barrier<Scope>(dev, team); /* every src read (and reusable) */
+    return rc != SHOAL_SUCCESS ? rc : brc != SHOAL_SUCCESS ? brc : crc;
+}
+
 template <int Scope, typename T, typename Op>
 static __device__ __forceinline__ int shoal__dev_team_reduce(const shoal_device_t &dev, const shoal_dev_team_t &team,
                                                              T *dest, const T *src, size_t n)
@@ -398,6 +491,13 @@ SHOAL__DEV_TEAM_SCOPES(SHOAL__DEV_TEAM_SYNC_DEF)
                                                                                 const T *src, size_t nreduce)          \
     {                                                                                                                  \
         return shoal__dev_team_reduce<SCOPE, T, shoal__dev_op_##OP>(dev, team, dest, src, nreduce);                    \
+    }                                                                                                                  \
+    static __device__ __forceinline__ int shoal_dev_##N##_##OP##_reducescatter##SUFFIX(const shoal_device_t &dev,      \
+                                                                                       const shoal_dev_team_t &team,   \
+                                                                                       T *dest, const T *src,          \
+                                                                                       size_t nreduce)                 \
+    {                                                                                                                  \
+        return shoal__dev_team_reducescatter<SCOPE, T, shoal__dev_op_##OP>(dev, team, dest, src, nreduce);             \
     }
 #define SHOAL__DEV_COLL_TYPED(T, N, SUFFIX, SCOPE)                                                                     \
     static __device__ __forceinline__ int shoal_dev_##N##_broadcast##SUFFIX(const shoal_device_t &dev,                 \

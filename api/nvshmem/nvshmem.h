@@ -255,8 +255,12 @@ int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, siz
     int nvshmem_##N##_alltoall(nvshmem_team_t team, T *dest, const T *source, size_t nelems);
 NVSHMEM__RMA_TYPES(NVSHMEM__COLL_DECL)
 #undef NVSHMEM__COLL_DECL
+/* The reductions, and the reduce-scatters: source holds a block of nreduce
+ * elements for each member, in team order; member j's dest gets the
+ * reduction of block j over every member's source. */
 #define NVSHMEM__REDUCE_DECL1(T, N, OP)                                                                                \
-    int nvshmem_##N##_##OP##_reduce(nvshmem_team_t team, T *dest, const T *source, size_t nreduce);
+    int nvshmem_##N##_##OP##_reduce(nvshmem_team_t team, T *dest, const T *source, size_t nreduce);                    \
+    int nvshmem_##N##_##OP##_reducescatter(nvshmem_team_t team, T *dest, const T *source, size_t nreduce);
 #define NVSHMEM__REDUCE_BIT_DECL(T, N)                                                                                 \
     NVSHMEM__REDUCE_DECL1(T, N, and) NVSHMEM__REDUCE_DECL1(T, N, or) NVSHMEM__REDUCE_DECL1(T, N, xor)
 #define NVSHMEM__REDUCE_ARITH_DECL(T, N)                                                                               \

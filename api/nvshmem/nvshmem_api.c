@@ -1085,6 +1085,12 @@ NVSHMEM__RMA_TYPES(NV__COLL_DEF)
     {                                                                                                                  \
         NV__TEAM_OR_FAIL("nvshmem_" #N "_" #OP "_reduce", team, t);                                                    \
         return nv__ret("nvshmem_" #N "_" #OP "_reduce", shoal_##N##_##OP##_reduce(t, dest, source, nreduce));          \
+    }                                                                                                                  \
+    int nvshmem_##N##_##OP##_reducescatter(nvshmem_team_t team, T *dest, const T *source, size_t nreduce)              \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmem_" #N "_" #OP "_reducescatter", team, t);                                             \
+        return nv__ret("nvshmem_" #N "_" #OP "_reducescatter",                                                         \
+                       shoal_##N##_##OP##_reducescatter(t, dest, source, nreduce));                                    \
     }
 #define NV__REDUCE_BIT_DEF(T, N) NV__REDUCE_DEF1(T, N, and) NV__REDUCE_DEF1(T, N, or) NV__REDUCE_DEF1(T, N, xor)
 #define NV__REDUCE_ARITH_DEF(T, N)                                                                                     \
@@ -1348,6 +1354,13 @@ NVSHMEM__RMA_TYPES(NV__COLL_STREAM_DEF)
         NV__TEAM_OR_FAIL("nvshmemx_" #N "_" #OP "_reduce_on_stream", team, t);                                         \
         return nv__ret("nvshmemx_" #N "_" #OP "_reduce_on_stream",                                                     \
                        shoal_##N##_##OP##_reduce_on_stream(t, dest, source, nreduce, stream));                         \
+    }                                                                                                                  \
+    int nvshmemx_##N##_##OP##_reducescatter_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nreduce,   \
+                                                      cudaStream_t stream)                                             \
+    {                                                                                                                  \
+        NV__TEAM_OR_FAIL("nvshmemx_" #N "_" #OP "_reducescatter_on_stream", team, t);                                  \
+        return nv__ret("nvshmemx_" #N "_" #OP "_reducescatter_on_stream",                                              \
+                       shoal_##N##_##OP##_reducescatter_on_stream(t, dest, source, nreduce, stream));                  \
     }
 #define NV__REDUCE_STREAM_BIT(T, N)                                                                                    \
     NV__REDUCE_STREAM1(T, N, and) NV__REDUCE_STREAM1(T, N, or) NV__REDUCE_STREAM1(T, N, xor)

@@ -554,6 +554,12 @@ SHOAL__NV_COLL_GROUP(_block, SHOAL__DEV_BLOCK)
     {                                                                                                                  \
         SHOAL__NV_TEAM_RUN(SCOPE, #PREFIX #N "_" #OP "_reduce" #SUFFIX, team_h,                                        \
                            (shoal__dev_team_reduce<SCOPE, T, shoal__dev_op_##OP>(dev, team, dest, source, nreduce)));  \
+    }                                                                                                                  \
+    QUAL int PREFIX##N##_##OP##_reducescatter##SUFFIX(nvshmem_team_t team_h, T *dest, const T *source, size_t nreduce) \
+    {                                                                                                                  \
+        SHOAL__NV_TEAM_RUN(SCOPE, #PREFIX #N "_" #OP "_reducescatter" #SUFFIX, team_h,                                 \
+                           (shoal__dev_team_reducescatter<SCOPE, T, shoal__dev_op_##OP>(dev, team, dest, source,       \
+                                                                                        nreduce)));                    \
     }
 #define SHOAL__NV_REDUCE_ARITH(QUAL, PREFIX, T, N, SUFFIX, SCOPE)                                                      \
     SHOAL__NV_REDUCE1(QUAL, PREFIX, T, N, sum, SUFFIX, SCOPE)                                                          \

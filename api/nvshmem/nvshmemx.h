@@ -229,7 +229,9 @@ NVSHMEM__RMA_TYPES(NVSHMEMX__COLL_STREAM_DECL)
 #undef NVSHMEMX__COLL_STREAM_DECL
 #define NVSHMEMX__REDUCE_STREAM1(T, N, OP)                                                                             \
     int nvshmemx_##N##_##OP##_reduce_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nreduce,          \
-                                               cudaStream_t stream);
+                                               cudaStream_t stream);                                                   \
+    int nvshmemx_##N##_##OP##_reducescatter_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nreduce,   \
+                                                      cudaStream_t stream);
 #define NVSHMEMX__REDUCE_STREAM_BIT(T, N)                                                                              \
     NVSHMEMX__REDUCE_STREAM1(T, N, and) NVSHMEMX__REDUCE_STREAM1(T, N, or) NVSHMEMX__REDUCE_STREAM1(T, N, xor)
 #define NVSHMEMX__REDUCE_STREAM_ARITH(T, N)                                                                            \

@@ -58,6 +58,7 @@ struct shoal_team {
     X(ALLTOALL, "alltoall")                                                                                            \
     X(ALLTOALLS, "alltoalls")                                                                                          \
     X(REDUCE, "reduce")                                                                                                \
+    X(REDUCESCATTER, "reducescatter")                                                                                  \
     X(COUNTS, "collect")                                                                                               \
     X(BARRIER_STREAM, "shoal_team_barrier")
 enum {
@@ -131,7 +132,7 @@ SHOAL__HIDDEN void shoal__team_call_str(shoal_t sh, uint32_t kind, uint64_t a, u
 
 /* One collective call: what every level (host, stream, kernel) is given. */
 typedef struct shoal__coll_args {
-    int tc;     /* SHOAL__TC_BCAST .. SHOAL__TC_REDUCE */
+    int tc;     /* SHOAL__TC_BCAST .. SHOAL__TC_REDUCESCATTER */
     int dt, op; /* element type and operator (runtime/team/shoal_reduce.h) */
     void *dest;
     const void *src;
@@ -176,6 +177,9 @@ SHOAL__HIDDEN int shoal__coll_alltoalls(shoal_team_t t, const char *call, int dt
                                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 SHOAL__HIDDEN int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *dest, const void *src,
                                      size_t nreduce);
+/* src: n_pes blocks of nreduce; block my_pe of every member's src reduced into dest. */
+SHOAL__HIDDEN int shoal__coll_reducescatter(shoal_team_t t, const char *call, int dt, int op, void *dest,
+                                            const void *src, size_t nreduce);
 /* n * m bytes into *out, or an error where it overflows. */
 SHOAL__HIDDEN int shoal__coll_bytes(shoal_t sh, const char *call, size_t n, size_t m, size_t *out);
 /* dest (dbytes) and src (sbytes) symmetric on this PE and apart (or equal,

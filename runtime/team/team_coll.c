@@ -8,10 +8,12 @@
  *  - otherwise (members on other nodes, GPU heaps, staged peers): puts and
  *    gets through each pair's transport, a reduction gathering every
  *    member's src into a buffer here.
+ * A reduce-scatter is a reduction of one block per member: each combines
+ * block my_pe of every member's src into its own dest (loads, or gets).
  * Broadcast, collect, fcollect and alltoall(s) push into the members' dest
  * and end with a team barrier, which also checks that every member made
- * the same call; a reduction meets before (every src is ready, the call
- * agreed) and after (every read of src is done).
+ * the same call; a reduction (and a reduce-scatter) meets before (every
+ * src is ready, the call agreed) and after (every read of src is done).
  * In place (dest == src, the same array; symmetric, so on every member
  * alike): a broadcast's root skips its own copy; a collect or fcollect
  * first copies its block aside and meets the others, since their pushes
@@ -398,6 +400,74 @@ out:
     return rc;
 }
 
+/* Reduce-scatter where every member's heap is loaded and stored here:
+ * block my_pe of every member's src (n elements at src), combined a step
+ * at a time in buf, into my dest. */
+static void shoal__reducescatter_ls(shoal_team_t t, int dt, int op, char *dest, const char *src, size_t n, char *buf)
+{
+    shoal_t sh = t->sh;
+    size_t es = shoal__dt_size(dt), step = SHOAL__REDUCE_STEP_BYTES / es;
+
+    for (size_t at = 0; at < n; at += step) {
+        size_t m = n - at < step ? n - at : step, b = at * es;
+        memcpy(buf, shoal__peer_addr(sh, src + b, t->pes[0]), m * es);
+        for (int i = 1; i < t->n_pes; i++)
+            shoal__reduce_apply(dt, op, buf, shoal__peer_addr(sh, src + b, t->pes[i]), m);
+        memcpy(dest + b, buf, m * es);
+    }
+}
+
+/* Like a reduction, between two meetings: every member reads block my_pe
+ * of the others' src (loads where ls_call, else gets into acc, dest then
+ * written after the second meeting, once every read of this PE's src is
+ * done). dest and src never overlap, so no element is read after its
+ * owner wrote it. */
+int shoal__coll_reducescatter(shoal_team_t t, const char *call, int dt, int op, void *dest, const void *src,
+                              size_t nreduce)
+{
+    shoal_t sh = t->sh;
+    uint32_t kind = SHOAL__TC_KIND(SHOAL__TC_REDUCESCATTER, dt, op);
+    size_t bytes = 0, all = 0, es = shoal__dt_size(dt);
+    const char *block; /* block my_pe of src, on every member alike */
+    char *acc = NULL, *buf = NULL;
+    int rc;
+
+    shoal__coll_direct(t, dest, src);
+    rc = shoal__coll_bytes(sh, call, nreduce, es, &bytes);
+    if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, bytes, (size_t)t->n_pes, &all);
+    if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, bytes, src, all, false);
+    if (rc == SHOAL_SUCCESS && bytes > 0) {
+        buf = malloc(SHOAL__REDUCE_STEP_BYTES);
+        if (!t->ls_call) acc = malloc(bytes);
+        if (buf == NULL || (!t->ls_call && acc == NULL))
+            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a reduction buffer of %zu bytes",
+                              t->ls_call ? (size_t)SHOAL__REDUCE_STEP_BYTES : bytes);
+    }
+    if (rc != SHOAL_SUCCESS) {
+        rc = shoal__coll_fail(t, call, kind, nreduce, 0, rc);
+        goto out;
+    }
+    /* Every src is ready (its owner's puts to it complete), the call agreed. */
+    SHOAL__TRY(rc, out, shoal__coll_meet(t, call, kind, nreduce, 0));
+    if (bytes == 0) goto out;
+    block = (const char *)src + (size_t)t->my_pe * bytes;
+    if (t->ls_call)
+        shoal__reducescatter_ls(t, dt, op, dest, block, nreduce, buf);
+    else
+        rc = shoal__reduce_gather(t, call, dt, op, block, nreduce, acc, buf);
+    if (rc != SHOAL_SUCCESS) {
+        rc = shoal__coll_fail(t, call, kind, nreduce, 0, rc);
+        goto out;
+    }
+    /* Every read of every src is done: src may be reused on return. */
+    SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind, nreduce, 0));
+    if (!t->ls_call) rc = shoal__rma(sh, call, true, dest, acc, bytes, sh->my_pe, 0);
+out:
+    free(acc);
+    free(buf);
+    return rc;
+}
+
 int shoal__coll_run_host(shoal_team_t t, const char *call, const shoal__coll_args_t *a)
 {
     switch (a->tc) {
@@ -407,6 +477,7 @@ int shoal__coll_run_host(shoal_team_t t, const char *call, const shoal__coll_arg
     case SHOAL__TC_ALLTOALL: return shoal__coll_alltoall(t, call, a->dt, a->dest, a->src, a->nelems);
     case SHOAL__TC_ALLTOALLS: return shoal__coll_alltoalls(t, call, a->dt, a->dest, a->src, a->dst, a->sst, a->nelems);
     case SHOAL__TC_REDUCE: return shoal__coll_reduce(t, call, a->dt, a->op, a->dest, a->src, a->nelems);
+    case SHOAL__TC_REDUCESCATTER: return shoal__coll_reducescatter(t, call, a->dt, a->op, a->dest, a->src, a->nelems);
     default: return shoal__error(t->sh, SHOAL_ERR_INTERNAL, call, "unknown collective %d", a->tc);
     }
 }

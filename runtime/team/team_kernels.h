@@ -52,10 +52,11 @@ SHOAL__KHIDDEN cudaError_t shoal__team_barrier_launch(cudaStream_t stream, const
 SHOAL__KHIDDEN cudaError_t shoal__team_push_launch(cudaStream_t stream, const shoal_device_t *dev,
                                                    const shoal_dev_team_t *team, int kind, void *dest, const void *src,
                                                    size_t nbytes, int root);
-/* A reduction of n elements of kt with op (mode SHOAL__KM_*). */
+/* A reduction of n elements of kt with op (mode SHOAL__KM_*); scatter 1:
+ * a reduce-scatter of n elements a block (src holds one for each member). */
 SHOAL__KHIDDEN cudaError_t shoal__team_reduce_launch(cudaStream_t stream, const shoal_device_t *dev,
                                                      const shoal_dev_team_t *team, int kt, int op, void *dest,
-                                                     const void *src, size_t n, int mode);
+                                                     const void *src, size_t n, int mode, int scatter);
 #undef SHOAL__KHIDDEN
 
 #ifdef __cplusplus

@@ -1,19 +1,20 @@
-/* Collectives of teams on GPU heaps, in stream order: where every member's
- * heap is mapped here (CUDA IPC, one node) and the GPU computes on the
- * type. The members meet on the GPU: small collectives are one kernel of
- * one block (api/shoal_device_team.cuh: the data then a barrier; a
- * reduction between two barriers); large ones move data on the copy
- * engines (broadcast, fcollect, alltoall) or in a grid (reductions),
- * between barriers enqueued apart. A barrier is a one-block kernel whose
- * generation lives on the GPU, so a captured sequence replays in a CUDA
- * graph; where two members share a GPU without MPS (their kernels take
- * turns by time slices, and a kernel that waits for the other would
- * crawl), it is stream memory operations instead, whose generation the
- * host counts: such teams cannot be captured. The host meets the members
- * once per call (with SHOAL_CHECK basic or full, and always for the host
- * API) to check that they made the same call; it does not wait for the
- * stream. A team's work on different streams is chained by an event, so
- * that its barriers' generations are taken in the order of the calls. */
+/* Collectives of teams on GPU heaps, in stream order: where every
+ * member's heap is mapped here (CUDA IPC, one node) and the GPU computes
+ * on the type. The members meet on the GPU: small collectives are one
+ * kernel of one block (api/shoal_device_team.cuh: the data then a
+ * barrier; a reduction or reduce-scatter between two barriers); large
+ * ones move data on the copy engines (broadcast, fcollect, alltoall) or
+ * in a grid (reductions, reduce-scatters), between barriers enqueued
+ * apart. A barrier is a one-block kernel whose generation lives on the
+ * GPU, so a captured sequence replays in a CUDA graph; where two members
+ * share a GPU without MPS (their kernels take turns by time slices, and a
+ * kernel that waits for the other would crawl), it is stream memory
+ * operations instead, whose generation the host counts: such teams cannot
+ * be captured. The host meets the members once per call (with SHOAL_CHECK
+ * basic or full, and always for the host API) to check that they made the
+ * same call; it does not wait for the stream. A team's work on different
+ * streams is chained by an event, so that its barriers' generations are
+ * taken in the order of the calls. */
 #include <string.h>
 
 #include "team/shoal_reduce.h"
@@ -46,7 +47,8 @@ int shoal__team_gpu_quiesce(shoal_team_t t, const char *call)
  * an H200, BENCHMARKS.md): what a member pushes (broadcast, fcollect,
  * alltoall: one block copies faster than two copy-engine launches and a
  * barrier kernel up to there), what a member reduces (a block's loads of
- * every member's src fall behind a grid's beyond it). */
+ * every member's src fall behind a grid's beyond it: a reduction's nreduce
+ * elements, a reduce-scatter's n_pes blocks, as many loads). */
 #define SHOAL__COLL_FUSED_PUSH ((size_t)512 << 10)
 #define SHOAL__COLL_FUSED_REDUCE ((size_t)32 << 10)
 
@@ -339,14 +341,15 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
     uint32_t kind = SHOAL__TC_KIND(a->tc, a->dt, a->op) | (on_stream ? SHOAL__TC_STREAM : 0);
     size_t es = shoal__dt_size(a->dt), bytes = 0, all = 0;
     uint64_t b = 0;
-    int kt = shoal__team_kt(a->dt), rc = SHOAL_SUCCESS, barriers = a->tc == SHOAL__TC_REDUCE ? 2 : 1;
+    bool reduces = a->tc == SHOAL__TC_REDUCE || a->tc == SHOAL__TC_REDUCESCATTER;
+    int kt = shoal__team_kt(a->dt), rc = SHOAL_SUCCESS, barriers = reduces ? 2 : 1;
     bool meet = !on_stream || sh->cfg.check != SHOAL_CHECK_OFF, fused;
     shoal_device_t dev;
     shoal_dev_team_t dt;
 
     /* A collect or fcollect in place copies its block aside on the host
      * path; a broadcast that keeps the root's dest (keep_root) runs there. */
-    if (!shoal__team_on_gpu(t) || (a->tc == SHOAL__TC_REDUCE && kt < 0) ||
+    if (!shoal__team_on_gpu(t) || (reduces && kt < 0) ||
         (a->tc == SHOAL__TC_FCOLLECT && a->dest != NULL && a->dest == a->src) || a->keep_root ||
         (a->dest != NULL && !shoal__in_heap(sh, a->dest, 1)) || (a->src != NULL && !shoal__in_heap(sh, a->src, 1)) ||
         sh->coll_algo == SHOAL__COLL_ALGO_TRANSPORT || a->tc == SHOAL__TC_COLLECT || a->tc == SHOAL__TC_ALLTOALLS)
@@ -376,6 +379,7 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
             break;
         case SHOAL__TC_FCOLLECT: rc = shoal__coll_check(t, call, a->dest, all, a->src, bytes, false); break;
         case SHOAL__TC_ALLTOALL: rc = shoal__coll_check(t, call, a->dest, all, a->src, all, false); break;
+        case SHOAL__TC_REDUCESCATTER: rc = shoal__coll_check(t, call, a->dest, bytes, a->src, all, false); break;
         default: rc = shoal__coll_check(t, call, a->dest, bytes, a->src, bytes, true); break; /* reduce */
         }
     if (rc == SHOAL_SUCCESS) rc = shoal__team_launch_args(t, &dev, &dt);
@@ -387,11 +391,14 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
     }
     if (meet) SHOAL__TRY(rc, out, shoal__team_meet(t, call, kind, a->nelems, b));
 
+    /* What a member reduces (a reduction's nreduce elements, a
+     * reduce-scatter's n_pes blocks) or pushes (every member's block). */
+    size_t work = a->tc == SHOAL__TC_REDUCE ? bytes : all;
     fused = shoal__team_gpu_mode(t) == SHOAL__TEAM_GPU_KERNELS &&
             (sh->coll_algo == SHOAL__COLL_ALGO_KERNEL ||
              (sh->coll_algo == SHOAL__COLL_ALGO_AUTO &&
-              (a->tc == SHOAL__TC_REDUCE ? bytes <= SHOAL__COLL_FUSED_REDUCE : all <= SHOAL__COLL_FUSED_PUSH)));
-    if (a->tc != SHOAL__TC_REDUCE) {
+              work <= (reduces ? SHOAL__COLL_FUSED_REDUCE : SHOAL__COLL_FUSED_PUSH)));
+    if (!reduces) {
         int k = a->tc == SHOAL__TC_BCAST ? 0 : a->tc == SHOAL__TC_FCOLLECT ? 1 : 2;
         if (fused) {
             rc = shoal__team_launched(t, call,
@@ -414,13 +421,14 @@ static int shoal__coll_stream_do(shoal_team_t t, const char *call, const shoal__
     } else if (fused) {
         rc = shoal__team_launched(t, call,
                                   shoal__team_reduce_launch(stream, &dev, &dt, kt, a->op, a->dest, a->src, a->nelems,
-                                                            SHOAL__KM_FUSED));
+                                                            SHOAL__KM_FUSED, a->tc == SHOAL__TC_REDUCESCATTER));
     } else {
         SHOAL__TRY(rc, out, shoal__team_gpu_barrier(t, call, stream));
         SHOAL__TRY(rc, out,
                    shoal__team_launched(t, call,
                                         shoal__team_reduce_launch(stream, &dev, &dt, kt, a->op, a->dest, a->src,
-                                                                  a->nelems, SHOAL__KM_DATA)));
+                                                                  a->nelems, SHOAL__KM_DATA,
+                                                                  a->tc == SHOAL__TC_REDUCESCATTER)));
         rc = shoal__team_gpu_barrier(t, call, stream);
     }
     if (rc == SHOAL_SUCCESS) rc = shoal__team_gpu_leave(t, call, stream);

@@ -33,8 +33,8 @@ void shoal__team_call_str(shoal_t sh, uint32_t kind, uint64_t a, uint64_t b, cha
 
     if (dt == SHOAL__DT_MEM)
         snprintf(raw, sizeof(raw), "shoal_%smem%s", name, sfx);
-    else if (tc == SHOAL__TC_REDUCE)
-        snprintf(raw, sizeof(raw), "shoal_%s_%s_reduce%s", shoal__dt_name(dt), shoal__op_name(op), sfx);
+    else if (tc == SHOAL__TC_REDUCE || tc == SHOAL__TC_REDUCESCATTER)
+        snprintf(raw, sizeof(raw), "shoal_%s_%s_%s%s", shoal__dt_name(dt), shoal__op_name(op), name, sfx);
     else
         snprintf(raw, sizeof(raw), "shoal_%s_%s%s", shoal__dt_name(dt), name, sfx);
     snprintf(fn, sizeof(fn), "%s", shoal__say(sh, raw, said, sizeof(said)));
@@ -52,7 +52,8 @@ void shoal__team_call_str(shoal_t sh, uint32_t kind, uint64_t a, uint64_t b, cha
     case SHOAL__TC_ALLTOALLS:
         snprintf(buf, len, "%s(nelems %llu, dst %d, sst %d)", fn, ua, (int)(int32_t)(b >> 32), (int)(int32_t)b);
         break;
-    case SHOAL__TC_REDUCE: snprintf(buf, len, "%s(nreduce %llu)", fn, ua); break;
+    case SHOAL__TC_REDUCE:
+    case SHOAL__TC_REDUCESCATTER: snprintf(buf, len, "%s(nreduce %llu)", fn, ua); break;
     default: snprintf(buf, len, "%s(nelems %llu)", fn, ua); break;
     }
     if (kind & SHOAL__TC_IN_PLACE) {

@@ -6,16 +6,20 @@
  *    its own count), alltoalls, and every reduction operator of int32,
  *    uint64, int8, float and double (sum, prod, min, max; and, or, xor for
  *    the integers), plus a complex and a long double sum (the host's path);
+ *    the same reduce-scatters (each member's block of every src);
  *    sizes 0, 1, 37 (one kernel), 100003 (copy engines and grids) and
- *    64 MiB of float (a sum); in place; a root mismatch reported on every PE.
+ *    64 MiB of float (a sum); in place; a root mismatch reported on every PE;
+ *    a reduce-scatter in place refused on every PE.
  * 2. A CUDA graph captured once (a kernel that bumps src, a sum reduction,
- *    an fcollect) and replayed 20 times, the results checked each time.
+ *    an fcollect, a sum reduce-scatter of the fcollect's result) and
+ *    replayed 20 times, the results checked each time.
  *    Where PEs share a GPU without MPS the capture is refused
  *    (SHOAL_ERR_UNSUPPORTED), which is checked instead.
  * 3. In kernels, block and warp scope, on the world team: barrier,
  *    broadcast, fcollect, alltoall, sum/min/max reductions of float and
- *    int64 (needs concurrent kernels: skipped without MPS where PEs share a
- *    GPU). */
+ *    int64, float sum/min, int64 max/xor reduce-scatters (0 elements too,
+ *    and one in place refused) (needs concurrent kernels: skipped without
+ *    MPS where PEs share a GPU). */
 #include <complex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +116,56 @@ static void check_reduce(shoal_team_t team, const char *tname, const reduce_fn *
                 break;
             }
         }
+        free(got);
+        SH_OK(sh, shoal_team_barrier_on_stream(team, st));
+    }
+}
+
+#define RS_FN(T, N, OP)                                                                                                \
+    [](shoal_team_t t, void *d, const void *s, size_t n, cudaStream_t q) {                                             \
+        return shoal_##N##_##OP##_reducescatter_on_stream(t, (T *)d, (const T *)s, n, q);                              \
+    }
+
+/* Reduce-scatters of n elements a block: PE p's src element x is
+ * val(p, x), so this member's dest element i wants block my's element i
+ * combined over the members. */
+template <typename T, bool BITS>
+static void check_reducescatter(shoal_team_t team, const char *tname, const reduce_fn *fns, int nops, size_t n, T *dsrc,
+                                T *ddst)
+{
+    int pes[64], m;
+    members(team, pes, &m);
+    size_t my = (size_t)shoal_team_my_pe(team);
+    for (int op = 0; op < nops; op++) {
+        fill_src(dsrc, n * (size_t)m, op + 20);
+        CUDA_OK(cudaMemsetAsync(ddst, 0x5a, (n + 4) * sizeof(T), st));
+        SH_OK(sh, shoal_team_barrier_on_stream(team, st));
+        SH_OK(sh, fns[op](team, ddst, dsrc, n, st));
+        T *got = fetch(ddst, n + 4);
+        for (size_t i = 0; i < n; i++) {
+            T want = (T)val(pes[0], my * n + i, op + 20);
+            for (int k = 1; k < m; k++) {
+                if constexpr (BITS)
+                    want = ref_bit<T>(op, want, (T)val(pes[k], my * n + i, op + 20));
+                else
+                    want = ref_op<T>(op, want, (T)val(pes[k], my * n + i, op + 20));
+            }
+            if (got[i] != want) {
+                CHECK_MSG(false,
+                          "%s_%s_reducescatter_on_stream of %zu (team of %d, team PE %zu): element %zu is %g, "
+                          "want %g",
+                          tname, op_names[op], n, m, my, i, (double)got[i], (double)want);
+                break;
+            }
+        }
+        /* nothing written past dest */
+        const unsigned char *tail = (const unsigned char *)(got + n);
+        for (size_t b = 0; b < 4 * sizeof(T); b++)
+            if (tail[b] != 0x5a) {
+                CHECK_MSG(false, "%s_%s_reducescatter_on_stream of %zu: byte %zu after dest was written", tname,
+                          op_names[op], n, b);
+                break;
+            }
         free(got);
         SH_OK(sh, shoal_team_barrier_on_stream(team, st));
     }
@@ -249,6 +303,51 @@ static void stream_section(shoal_team_t team, const char *name)
                 check_reduce<long double, false>(team, "longdouble", f, 1, n, false, (long double *)a,
                                                  (long double *)b);
         }
+        /* reduce-scatters: src holds m blocks of n (at most 100003 * 8 elements of 8 bytes) */
+        {
+            static const reduce_fn f[] = {RS_FN(int32_t, int32, sum), RS_FN(int32_t, int32, prod),
+                                          RS_FN(int32_t, int32, min), RS_FN(int32_t, int32, max),
+                                          RS_FN(int32_t, int32, and), RS_FN(int32_t, int32, or),
+                                          RS_FN(int32_t, int32, xor)};
+            check_reducescatter<int32_t, true>(team, "int32", f, 7, n, a, b);
+        }
+        {
+            static const reduce_fn f[] = {RS_FN(uint64_t, uint64, sum), RS_FN(uint64_t, uint64, prod),
+                                          RS_FN(uint64_t, uint64, min), RS_FN(uint64_t, uint64, max),
+                                          RS_FN(uint64_t, uint64, and), RS_FN(uint64_t, uint64, or),
+                                          RS_FN(uint64_t, uint64, xor)};
+            check_reducescatter<uint64_t, true>(team, "uint64", f, 7, n, (uint64_t *)a, (uint64_t *)b);
+        }
+        {
+            static const reduce_fn f[] = {RS_FN(int8_t, int8, sum), RS_FN(int8_t, int8, prod), RS_FN(int8_t, int8, min),
+                                          RS_FN(int8_t, int8, max), RS_FN(int8_t, int8, and),  RS_FN(int8_t, int8, or),
+                                          RS_FN(int8_t, int8, xor)};
+            check_reducescatter<int8_t, true>(team, "int8", f, 7, n, (int8_t *)a, (int8_t *)b);
+        }
+        {
+            static const reduce_fn f[] = {RS_FN(float, float, sum), RS_FN(float, float, prod), RS_FN(float, float, min),
+                                          RS_FN(float, float, max)};
+            check_reducescatter<float, false>(team, "float", f, 4, n, (float *)a, (float *)b);
+        }
+        {
+            static const reduce_fn f[] = {RS_FN(double, double, sum), RS_FN(double, double, prod),
+                                          RS_FN(double, double, min), RS_FN(double, double, max)};
+            check_reducescatter<double, false>(team, "double", f, 4, n, (double *)a, (double *)b);
+        }
+        {
+            /* long double: the host's path */
+            static const reduce_fn f[] = {RS_FN(long double, longdouble, sum)};
+            if (n * (size_t)m * sizeof(long double) <= MOST_BYTES)
+                check_reducescatter<long double, false>(team, "longdouble", f, 1, n, (long double *)a,
+                                                        (long double *)b);
+        }
+    }
+    /* a reduce-scatter in place: refused on every member, none waits */
+    {
+        int rc = shoal_int_sum_reducescatter_on_stream(team, a, a, 3, st);
+        CHECK_MSG(rc == SHOAL_ERR_INVALID_ARG && strstr(shoal_last_error(sh), "shoal_int_sum_reducescatter_on_stream"),
+                  "a reduce-scatter in place on a stream: %d %s", rc, shoal_last_error(sh));
+        SH_OK(sh, shoal_team_barrier_on_stream(team, st));
     }
     /* alltoalls (the host's path): strides 2 and 3 */
     {
@@ -308,7 +407,8 @@ static void graph_section(void)
     size_t n = 1000;
     int *src = (int *)shoal_malloc(sh, n * sizeof(int)), *sum = (int *)shoal_malloc(sh, n * sizeof(int));
     int *all = (int *)shoal_malloc(sh, n * sizeof(int) * (size_t)npes);
-    CHECK(src && sum && all);
+    int *rs = (int *)shoal_malloc(sh, n * sizeof(int));
+    CHECK(src && sum && all && rs);
     fill_src(src, n, 9);
     SH_OK(sh, shoal_team_barrier_on_stream(w, st));
     CUDA_OK(cudaStreamSynchronize(st));
@@ -324,6 +424,7 @@ static void graph_section(void)
     bump<<<8, 128, 0, st>>>(src, n);
     int rc = shoal_int_sum_reduce_on_stream(w, sum, src, n, st);
     if (rc == SHOAL_SUCCESS) rc = shoal_int_fcollect_on_stream(w, all, src, n, st);
+    if (rc == SHOAL_SUCCESS) rc = shoal_int_sum_reducescatter_on_stream(w, rs, all, n / (size_t)npes, st);
     CUDA_OK(cudaStreamEndCapture(st, &graph));
     if (!on_gpu) {
         CHECK_MSG(rc == SHOAL_ERR_UNSUPPORTED && strstr(shoal_last_error(sh), "captur"),
@@ -341,7 +442,7 @@ static void graph_section(void)
         CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
         for (int it = 1; it <= 20; it++) {
             CUDA_OK(cudaGraphLaunch(exec, st));
-            int *s = fetch(sum, n), *a = fetch(all, n * (size_t)npes);
+            int *s = fetch(sum, n), *a = fetch(all, n * (size_t)npes), *r = fetch(rs, n / (size_t)npes);
             for (size_t i = 0; i < n; i++) {
                 int want = 0;
                 for (int p = 0; p < npes; p++) want += (int)val(p, i, 9) + it;
@@ -353,15 +454,27 @@ static void graph_section(void)
             for (int p = 0; p < npes; p++)
                 CHECK_MSG(a[(size_t)p * n + 3] == (int)val(p, 3, 9) + it, "graph replay %d: fcollect block %d is %d",
                           it, p, a[(size_t)p * n + 3]);
+            /* every PE's all is the same: element x of the fcollect's result, npes times */
+            for (size_t i = 0; i < n / (size_t)npes; i++) {
+                size_t x = (size_t)me * (n / (size_t)npes) + i;
+                int want = npes * ((int)val((int)(x / n), x % n, 9) + it);
+                if (r[i] != want) {
+                    CHECK_MSG(false, "graph replay %d: reducescatter element %zu is %d, want %d", it, i, r[i], want);
+                    break;
+                }
+            }
             free(s);
             free(a);
+            free(r);
             /* every PE checked before the next replay overwrites */
             MPI_Barrier(MPI_COMM_WORLD);
         }
         CUDA_OK(cudaGraphExecDestroy(exec));
         CUDA_OK(cudaGraphDestroy(graph));
-        check_note("graph: a captured bump + sum_reduce + fcollect replayed 20 times, right each time");
+        check_note("graph: a captured bump + sum_reduce + fcollect + sum_reducescatter replayed 20 times, right each "
+                   "time");
     }
+    SH_OK(sh, shoal_free(sh, rs));
     SH_OK(sh, shoal_free(sh, all));
     SH_OK(sh, shoal_free(sh, sum));
     SH_OK(sh, shoal_free(sh, src));
@@ -401,6 +514,75 @@ static __global__ void device_coll(shoal_device_t dev, shoal_dev_team_t team, fl
     rc = shoal_dev_team_barrier_block(dev, team);
     rc = shoal_dev_float_alltoall_block(dev, team, fd + 3 * n + n * team.n_pes, fs, 1);
     if (threadIdx.x == 0) rcs[k] = rc;
+}
+
+/* Reduce-scatters in kernels: block scope, warp scope (warp 0), 0
+ * elements, and one in place, which every member refuses after meeting. */
+static __global__ void device_rs(shoal_device_t dev, shoal_dev_team_t team, float *fs, float *fd, int64_t *is,
+                                 int64_t *id, size_t n, int *rcs)
+{
+    int rc = shoal_dev_float_sum_reducescatter_block(dev, team, fd, fs, n);
+    if (threadIdx.x == 0) rcs[0] = rc;
+    if (threadIdx.x < 32) {
+        rc = shoal_dev_int64_max_reducescatter_warp(dev, team, id, is, n);
+        if (threadIdx.x == 0) rcs[1] = rc;
+    }
+    __syncthreads();
+    rc = shoal_dev_int64_xor_reducescatter_block(dev, team, id + n, is, n);
+    if (threadIdx.x == 0) rcs[2] = rc;
+    rc = shoal_dev_float_min_reducescatter_block(dev, team, fd + n, fs, 0);
+    if (threadIdx.x == 0) rcs[3] = rc;
+    rc = shoal_dev_float_min_reducescatter_block(dev, team, fs + 1, fs, n);
+    if (threadIdx.x == 0) rcs[4] = rc;
+    rc = shoal_dev_float_min_reducescatter_block(dev, team, fd + n, fs, n);
+    if (threadIdx.x == 0) rcs[5] = rc;
+}
+
+static void device_rs_section(shoal_device_t dev, shoal_dev_team_t team)
+{
+    size_t n = 301, all = n * (size_t)npes;
+    float *fs = (float *)shoal_malloc(sh, all * sizeof(float)), *fd = (float *)shoal_malloc(sh, 2 * n * sizeof(float));
+    int64_t *is = (int64_t *)shoal_malloc(sh, all * 8), *id = (int64_t *)shoal_malloc(sh, 2 * n * 8);
+    int *rcs, h[8];
+    CHECK(fs && fd && is && id);
+    CUDA_OK(cudaMalloc(&rcs, sizeof(h)));
+    CUDA_OK(cudaMemset(rcs, 0x7f, sizeof(h)));
+    fill_src(fs, all, 11);
+    fill_src(is, all, 12);
+    SH_OK(sh, shoal_barrier_all(sh));
+    device_rs<<<1, 256>>>(dev, team, fs, fd, is, id, n, rcs);
+    CUDA_OK(cudaDeviceSynchronize());
+    CUDA_OK(cudaMemcpy(h, rcs, sizeof(h), cudaMemcpyDeviceToHost));
+    for (int k = 0; k < 6; k++)
+        CHECK_MSG(h[k] == (k == 4 ? SHOAL_ERR_INVALID_ARG : 0), "device reduce-scatter %d returned %d", k, h[k]);
+    SH_OK(sh, shoal_barrier_all(sh));
+    float *f = fetch(fd, 2 * n);
+    int64_t *i64 = fetch(id, 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        size_t x = (size_t)me * n + i;
+        float s = 0, mn = 1e30f;
+        int64_t mx = 0, xr = 0;
+        for (int p = 0; p < npes; p++) {
+            s += (float)val(p, x, 11);
+            mn = (float)val(p, x, 11) < mn ? (float)val(p, x, 11) : mn;
+            mx = (int64_t)val(p, x, 12) > mx ? (int64_t)val(p, x, 12) : mx;
+            xr ^= (int64_t)val(p, x, 12);
+        }
+        CHECK_MSG(f[i] == s, "device float sum_reducescatter_block: element %zu is %g, want %g", i, f[i], s);
+        CHECK_MSG(f[n + i] == mn, "device float min_reducescatter_block: element %zu is %g, want %g", i, f[n + i], mn);
+        CHECK_MSG(i64[i] == mx, "device int64 max_reducescatter_warp: element %zu is %lld, want %lld", i,
+                  (long long)i64[i], (long long)mx);
+        CHECK_MSG(i64[n + i] == xr, "device int64 xor_reducescatter_block: element %zu is %lld, want %lld", i,
+                  (long long)i64[n + i], (long long)xr);
+    }
+    free(f);
+    free(i64);
+    cudaFree(rcs);
+    SH_OK(sh, shoal_free(sh, id));
+    SH_OK(sh, shoal_free(sh, is));
+    SH_OK(sh, shoal_free(sh, fd));
+    SH_OK(sh, shoal_free(sh, fs));
+    check_note("kernels: block and warp reduce-scatters right, 0 elements met, in place refused");
 }
 
 static void device_section(void)
@@ -463,6 +645,7 @@ static void device_section(void)
     free(imin);
     cudaFree(rcs);
     check_note("kernels: block and warp barrier, reductions, fcollect, broadcast, alltoall right");
+    device_rs_section(dev, team);
 }
 
 int main(int argc, char **argv)

@@ -10,9 +10,10 @@
  *   - putmem_signal rings waited on with signal_wait_until in the kernel,
  *     wait_until_any/some and test_all on a vector of words;
  *   - barrier_all (thread, block) rounds, team barrier, broadcast, fcollect,
- *     alltoall and sum/max reductions in kernels on NVSHMEM_TEAM_WORLD and on
- *     a split team, started with nvshmemx_collective_launch (its grid-size
- *     query must allow the grid);
+ *     alltoall, sum/max reductions and sum/max/min reduce-scatters (block,
+ *     warp, thread) in kernels on NVSHMEM_TEAM_WORLD and on a split team,
+ *     started with nvshmemx_collective_launch (its grid-size query must
+ *     allow the grid);
  *   - the stream forms: _nbi, sized and signalled puts and an _nbi get on a
  *     stream, uint64 and int vector waits on it, a stream barrier;
  *   - the state follows nvshmem_team_split_strided and nvshmem_team_destroy.
@@ -128,15 +129,22 @@ __global__ void k_signal(long *data, uint64_t *sig, int *words, dev_err_t *err)
 }
 
 /* Collectives in one cooperative launch of one block: on team (WORLD or
- * a split), broadcast from member 0, fcollect, alltoall, sum and max. */
+ * a split), broadcast from member 0, fcollect, alltoall, sum and max;
+ * reduce-scatters of alltoall's src: sum (block), max (warp), min
+ * (thread, blocks of 4). */
 __global__ void k_coll(nvshmem_team_t team, int *bsrc, int *bdst, int *fdst, int *asrc, int *adst, double *rsrc,
-                       double *rdst, int *rmax)
+                       double *rdst, int *rmax, int *rsdst)
 {
     int rc = nvshmemx_int_broadcast_block(team, bdst, bsrc, 64, 0);
     rc |= nvshmemx_int_fcollect_block(team, fdst, bsrc, 64);
     rc |= nvshmemx_int_alltoall_block(team, adst, asrc, 16);
     rc |= nvshmemx_double_sum_reduce_block(team, rdst, rsrc, RED);
     if (threadIdx.x == 0) rc |= nvshmem_int_max_reduce(team, rmax, rmax, 1);
+    __syncthreads();
+    rc |= nvshmemx_int_sum_reducescatter_block(team, rsdst, asrc, 16);
+    if (threadIdx.x < 32) rc |= nvshmemx_int_max_reducescatter_warp(team, rsdst + 16, asrc, 16);
+    __syncthreads();
+    if (threadIdx.x == 0) rc |= nvshmem_int_min_reducescatter(team, rsdst + 32, asrc, 4);
     __syncthreads();
     rc |= nvshmemx_barrier_block(team);
     if (rc != 0 && threadIdx.x == 0) rmax[1] = rc;
@@ -319,7 +327,8 @@ static void check_coll(nvshmem_team_t team, const char *what)
     int *adst = (int *)nvshmem_malloc(16 * npes * sizeof(int)), *rmax = (int *)nvshmem_malloc(2 * sizeof(int));
     double *rsrc = (double *)nvshmem_malloc(RED * sizeof(double)),
            *rdst = (double *)nvshmem_malloc(RED * sizeof(double));
-    int hb[64], hf[64 * 64], ha[16 * 64], hm[2] = {mt * 3 + 1, 0}, grid = 0;
+    int *rsdst = (int *)nvshmem_malloc(36 * sizeof(int));
+    int hb[64], hf[64 * 64], ha[16 * 64], hm[2] = {mt * 3 + 1, 0}, hs[36], grid = 0;
     double hr[RED];
 
     CHECK(npes <= 64);
@@ -333,7 +342,7 @@ static void check_coll(nvshmem_team_t team, const char *what)
         CUDA_OK(cudaMemcpy(rsrc, hr, sizeof(hr), cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemcpy(rmax, hm, sizeof(hm), cudaMemcpyHostToDevice));
         nvshmem_barrier_all();
-        void *args[] = {&team, &bsrc, &bdst, &fdst, &asrc, &adst, &rsrc, &rdst, &rmax};
+        void *args[] = {&team, &bsrc, &bdst, &fdst, &asrc, &adst, &rsrc, &rdst, &rmax, &rsdst};
         CHECK_EQ_INT(nvshmemx_collective_launch_query_gridsize((const void *)k_coll, dim3(256), args, 0, &grid),
                      NVSHMEMX_SUCCESS);
         CHECK_MSG(grid >= 1, "query_gridsize gave %d", grid);
@@ -358,9 +367,23 @@ static void check_coll(nvshmem_team_t team, const char *what)
             double want = nt * (nt - 1) / 2.0 + nt * i * 0.5;
             CHECK_MSG(hr[i] == want, "%s sum [%d] = %g, want %g", what, i, hr[i], want);
         }
-        check_note("%s (%d members): kernel broadcast, fcollect, alltoall, sum and max reductions: ok", what, nt);
+        /* block mt of every member's asrc (val grows with the member) */
+        CUDA_OK(cudaMemcpy(hs, rsdst, sizeof(hs), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 16; i++) {
+            int sum = 0;
+            for (int k = 0; k < nt; k++) sum += val(k, mt * 16 + i);
+            CHECK_MSG(hs[i] == sum, "%s sum_reducescatter_block [%d] = %d, want %d", what, i, hs[i], sum);
+            CHECK_MSG(hs[16 + i] == val(nt - 1, mt * 16 + i), "%s max_reducescatter_warp [%d] = %d, want %d", what, i,
+                      hs[16 + i], val(nt - 1, mt * 16 + i));
+        }
+        for (int i = 0; i < 4; i++)
+            CHECK_MSG(hs[32 + i] == val(0, mt * 4 + i), "%s min_reducescatter [%d] = %d, want %d", what, i, hs[32 + i],
+                      val(0, mt * 4 + i));
+        check_note("%s (%d members): kernel broadcast, fcollect, alltoall, sum and max reductions, reduce-scatters: ok",
+                   what, nt);
     }
     nvshmem_barrier_all();
+    nvshmem_free(rsdst);
     nvshmem_free(rdst);
     nvshmem_free(rsrc);
     nvshmem_free(rmax);

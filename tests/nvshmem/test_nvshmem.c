@@ -7,8 +7,9 @@
  *             kind from every PE; put_signal and signal_wait_until in a
  *             ring; wait_until and test; teams (split_strided, split_2d,
  *             translate, my_pe, n_pes, destroy) and collectives (barrier,
- *             sync, broadcast, fcollect, alltoall, reductions) on the world
- *             and on a split
+ *             sync, broadcast, fcollect, alltoall, reductions,
+ *             reduce-scatters) on the world and on splits; a reduce-scatter
+ *             in place refused (nonzero)
  *   comm      the program initializes MPI, and nvshmemx_init_attr puts the
  *             instance on half of MPI_COMM_WORLD (NVSHMEMX_INIT_WITH_MPI_COMM):
  *             the halves are separate jobs to NVSHMEM; MPI stays initialized
@@ -223,6 +224,19 @@ static void check_world(int me, int n)
     for (int k = 0; k < n; k++)
         for (int i = 0; i < 2; i++) CHECK_EQ_INT(dst[2 * k + i], k * 10000 + 2 * me + i);
     nvshmem_sync_all();
+    /* block me (src[2 * me + i]) of every PE's src, summed and or-ed */
+    CHECK_EQ_INT(nvshmem_int_sum_reducescatter(NVSHMEM_TEAM_WORLD, dst, src, 2), 0);
+    for (int i = 0; i < 2; i++) CHECK_EQ_INT(dst[i], 10000 * n * (n - 1) / 2 + n * (2 * me + i));
+    CHECK_EQ_INT(nvshmem_team_sync(NVSHMEM_TEAM_WORLD), 0);
+    CHECK_EQ_INT(nvshmem_uint_or_reducescatter(NVSHMEM_TEAM_WORLD, (unsigned *)dst, (const unsigned *)src, 1), 0);
+    int bor = 0;
+    for (int k = 0; k < n; k++) bor |= k * 10000 + me;
+    CHECK_EQ_INT(dst[0], bor);
+    CHECK_EQ_INT(nvshmem_team_sync(NVSHMEM_TEAM_WORLD), 0);
+    CHECK_EQ_INT(nvshmem_int_sum_reducescatter(NVSHMEM_TEAM_WORLD, dst, src, 0), 0);
+    /* in place (dest == source): refused on every PE, each with its own message */
+    CHECK(nvshmem_int_sum_reducescatter(NVSHMEM_TEAM_WORLD, src, src, 1) != 0);
+    nvshmem_sync_all();
     check_more(me, n, right, left);
 
     /* teams: the even PEs, and a 2-D split */
@@ -255,6 +269,13 @@ static void check_world(int me, int n)
     int want = 0;
     for (int k = me % 2; k < n; k += 2) want += k * 10000;
     CHECK_EQ_INT(dst[0], want);
+    /* the column's reduce-scatter: block me / 2 of its members' src */
+    CHECK_EQ_INT(nvshmem_team_sync(yt), 0);
+    CHECK_EQ_INT(nvshmem_int_max_reducescatter(yt, dst, src, 2), 0);
+    want = 0;
+    for (int k = me % 2; k < n; k += 2) want = k * 10000 + 2 * (me / 2) + 1;
+    CHECK_EQ_INT(dst[0], want - 1);
+    CHECK_EQ_INT(dst[1], want);
     nvshmem_team_destroy(xt);
     nvshmem_team_destroy(yt);
     CHECK_EQ_INT(nvshmem_team_my_pe(NVSHMEM_TEAM_INVALID), -1);

@@ -19,18 +19,24 @@
  *    place (dest == src); inputs not all equal, chosen so that sums and
  *    products are exact (64-bit integers beyond 32 bits), so a wrong
  *    operator, a missing member or a member counted twice shows; src is
- *    left as it was.
+ *    left as it was. Reduce-scatters of the same types and operators, 0, 1
+ *    and 37 elements a block: each member's dest against the reduction of
+ *    its block of every member's src, src unchanged.
  * 3. World only: 64 MiB: an int64 sum reduction, an int64 broadcast from the
- *    last PE, a double fcollect filling 64 MiB.
+ *    last PE, a double fcollect filling 64 MiB, an int64 sum reduce-scatter
+ *    of 64 MiB of src (steps of the host's buffer).
  * 4. Mismatches on the world team and the even team: different nelems,
- *    roots, operators, types, strides, calls: SHOAL_ERR_NOT_SYMMETRIC on
+ *    roots, operators, types, strides, calls (a reduce against a
+ *    reduce-scatter, a reduce-scatter's nreduce): SHOAL_ERR_NOT_SYMMETRIC on
  *    every member, naming the first and the odd member (world and team
  *    numbers) and their calls; the team works after each.
  * 5. Argument errors on one member (a root out of range, NULL dest, dest
  *    outside the heap or past its allocation, overlapping dest and src, a
- *    stride of 0, NULL src): that member gets its error, the others
+ *    reduce-scatter in place or with src (n_pes blocks) past its
+ *    allocation, a stride of 0, NULL src): that member gets its error, the others
  *    SHOAL_ERR_NOT_SYMMETRIC naming it, nobody waits; on every member at
- *    once: every member its error. The team works after each.
+ *    once (a bad root, strides of 0, a reduce-scatter whose n_pes blocks
+ *    overflow size_t): every member its error. The team works after each.
  *
  * SHOAL_HEAP_KIND=gpu runs it on GPU heaps (skipped without a GPU).
  */
@@ -326,6 +332,7 @@ typedef struct rcase {
     int (*eq)(const void *a, const void *b);
     void (*str)(const void *p, char *buf, size_t len);
     int (*fn)(shoal_team_t, void *, const void *, size_t);
+    int (*rsfn)(shoal_team_t, void *, const void *, size_t); /* the reduce-scatter */
 } rcase_t;
 
 static uint64_t rhash(int opk, int i, size_t k, int s)
@@ -429,6 +436,10 @@ SHOAL_REDUCE_COMPLEX_TYPES(RED_CPLX)
     static int rfn_##N##_##OP(shoal_team_t t, void *d, const void *s, size_t n)                                        \
     {                                                                                                                  \
         return shoal_##N##_##OP##_reduce(t, (T *)d, (const T *)s, n);                                                  \
+    }                                                                                                                  \
+    static int rsfn_##N##_##OP(shoal_team_t t, void *d, const void *s, size_t n)                                       \
+    {                                                                                                                  \
+        return shoal_##N##_##OP##_reducescatter(t, (T *)d, (const T *)s, n);                                           \
     }
 #define RED_FN_BIT(T, N) RED_FN(T, N, and) RED_FN(T, N, or) RED_FN(T, N, xor)
 #define RED_FN_ARITH(T, N) RED_FN(T, N, min) RED_FN(T, N, max) RED_FN(T, N, sum) RED_FN(T, N, prod)
@@ -437,7 +448,8 @@ SHOAL_REDUCE_BITWISE_TYPES(RED_FN_BIT)
 SHOAL_REDUCE_ARITH_TYPES(RED_FN_ARITH)
 SHOAL_REDUCE_COMPLEX_TYPES(RED_FN_CPLX)
 
-#define RC(T, N, OP, K, F) {#N, #OP, sizeof(T), K, F##gen_##N, F##comb_##N, F##eq_##N, F##str_##N, rfn_##N##_##OP},
+#define RC(T, N, OP, K, F)                                                                                             \
+    {#N, #OP, sizeof(T), K, F##gen_##N, F##comb_##N, F##eq_##N, F##str_##N, rfn_##N##_##OP, rsfn_##N##_##OP},
 #define RC_BIT(T, N) RC(T, N, and, OP_AND, rb) RC(T, N, or, OP_OR, rb) RC(T, N, xor, OP_XOR, rb)
 #define RC_ARITH(T, N)                                                                                                 \
     RC(T, N, min, OP_MIN, ra) RC(T, N, max, OP_MAX, ra) RC(T, N, sum, OP_SUM, ra) RC(T, N, prod, OP_PROD, ra)
@@ -495,6 +507,49 @@ static void r_run(ctx_t *c, const rcase_t *r, size_t n, int in_place)
     }
 }
 
+/* One reduce-scatter of n elements a block: member i's src holds tn
+ * blocks, element k of block j its value for index j * n + k; this
+ * member's dest must hold its block's reduction over every member. Every
+ * element, the bytes after them, src unchanged. */
+static void rs_run(ctx_t *c, const rcase_t *r, size_t n)
+{
+    size_t es = r->size, all = n * (size_t)c->tn, mine = n * (size_t)c->tm;
+    unsigned char tmp[32];
+    char got[96], want[96];
+    int s = salt++, distinct = 0;
+
+    for (size_t e = 0; e < all; e++) r->gen(c->hs + e * es, r->opk, c->tm, e, s);
+    for (size_t k = 0; k < n; k++) {
+        r->gen(c->hr + k * es, r->opk, 0, mine + k, s);
+        for (int i = 1; i < c->tn; i++) {
+            r->gen(tmp, r->opk, i, mine + k, s);
+            r->comb(r->opk, c->hr + k * es, tmp);
+        }
+        if (k > 0 && !r->eq(c->hr + k * es, c->hr)) distinct = 1;
+    }
+    CHECK_MSG(n < 8 || distinct, "the reference of shoal_%s_%s_reducescatter is one value throughout", r->type, r->op);
+    test_heap_fill(c->sh, c->dst, SENT, (n + GUARD) * es);
+    test_heap_write(c->sh, c->src, c->hs, all * es);
+    sync_team(c);
+    CHECK_OK(r->rsfn(c->team, c->dst, c->src, n), c->sh);
+    test_heap_read(c->sh, c->hd, c->dst, (n + GUARD) * es);
+    for (size_t k = 0; k < n; k++)
+        if (!r->eq(c->hd + k * es, c->hr + k * es)) {
+            r->str(c->hd + k * es, got, sizeof(got));
+            r->str(c->hr + k * es, want, sizeof(want));
+            check__fail(__FILE__, __LINE__,
+                        "shoal_%s_%s_reducescatter(nreduce %zu) on team %s (team PE %d of %d): element %zu is %s, "
+                        "expected %s",
+                        r->type, r->op, n, c->tname, c->tm, c->tn, k, got, want);
+        }
+    check_untouched(c, "reducescatter", c->tname, n * es, GUARD * es);
+    if (all > 0) {
+        test_heap_read(c->sh, c->hd, c->src, all * es);
+        CHECK_MSG(memcmp(c->hd, c->hs, all * es) == 0, "shoal_%s_%s_reducescatter changed src on team %s", r->type,
+                  r->op, c->tname);
+    }
+}
+
 static void test_reductions(ctx_t *c)
 {
     for (size_t i = 0; i < NRCASES; i++) {
@@ -502,6 +557,9 @@ static void test_reductions(ctx_t *c)
         r_run(c, &rcases[i], 1, 0);
         r_run(c, &rcases[i], 37, 0);
         r_run(c, &rcases[i], 37, 1);
+        rs_run(c, &rcases[i], 0);
+        rs_run(c, &rcases[i], 1);
+        rs_run(c, &rcases[i], 37);
     }
 }
 
@@ -515,7 +573,10 @@ static void test_big(ctx_t *c)
     r_run(c, rcase("int64", "sum"), BIG / sizeof(int64_t), 0);
     m_bcast(c, i64, BIG / sizeof(int64_t), c->tn - 1);
     m_fcollect(c, dbl, BIG / sizeof(double) / (size_t)c->tn);
-    if (me == 0) check_note("64 MiB sum_reduce, broadcast and fcollect on %s: %.2f s", c->tname, MPI_Wtime() - t0);
+    rs_run(c, rcase("int64", "sum"), BIG / sizeof(int64_t) / (size_t)c->tn);
+    if (me == 0)
+        check_note("64 MiB sum_reduce, broadcast, fcollect and sum_reducescatter on %s: %.2f s", c->tname,
+                   MPI_Wtime() - t0);
 }
 
 /* ------------------------------------------------------------ mismatches */
@@ -565,6 +626,15 @@ static void test_mismatch(ctx_t *c)
                     "shoal_int_sum_reduce(nreduce 8)", "shoal_long_sum_reduce(nreduce 8)");
     expect_mismatch(c, shoal_int_sum_reduce(c->team, d, s, odd ? 7 : 8), "shoal_int_sum_reduce(nreduce 8)",
                     "shoal_int_sum_reduce(nreduce 7)");
+    expect_mismatch(c, shoal_int_sum_reducescatter(c->team, d, s, odd ? 7 : 8),
+                    "shoal_int_sum_reducescatter(nreduce 8)", "shoal_int_sum_reducescatter(nreduce 7)");
+    if (c->tm == 0) check_note("reducescatter mismatch on %s: %s", c->tname, shoal_last_error(c->sh));
+    expect_mismatch(c, odd ? shoal_int_sum_reducescatter(c->team, d, s, 8) : shoal_int_sum_reduce(c->team, d, s, 8),
+                    "shoal_int_sum_reduce(nreduce 8)", "shoal_int_sum_reducescatter(nreduce 8)");
+    expect_mismatch(c,
+                    odd ? shoal_double_max_reducescatter(c->team, (double *)d, (double *)s, 8)
+                        : shoal_double_min_reducescatter(c->team, (double *)d, (double *)s, 8),
+                    "shoal_double_min_reducescatter(nreduce 8)", "shoal_double_max_reducescatter(nreduce 8)");
     expect_mismatch(c,
                     odd ? shoal_double_fcollect(c->team, (double *)d, (double *)s, 4)
                         : shoal_int_fcollect(c->team, d, s, 4),
@@ -632,6 +702,16 @@ static void test_bad_args(ctx_t *c)
                "only dest == src", "shoal_int_sum_reduce(nreduce 4)");
     expect_bad(c, shoal_int_sum_reduce(c->team, d, c->tm == last ? outside : s, 4), last, SHOAL_ERR_OUT_OF_BOUNDS,
                "src", "shoal_int_sum_reduce(nreduce 4)");
+    /* A reduce-scatter's dest inside src (block 0, or in place), src's
+     * n_pes blocks past its allocation. */
+    expect_bad(c, shoal_int_sum_reducescatter(c->team, c->tm == 0 ? s + 2 : d, s, 4), 0, SHOAL_ERR_INVALID_ARG,
+               "shoal_int_sum_reducescatter: dest [", "shoal_int_sum_reducescatter(nreduce 4)");
+    if (c->tm == 0) check_note("reducescatter overlap on %s: %s", c->tname, shoal_last_error(c->sh));
+    expect_bad(c, shoal_int_sum_reducescatter(c->team, c->tm == last ? s : d, s, 4), last, SHOAL_ERR_INVALID_ARG,
+               "overlap", "shoal_int_sum_reducescatter(nreduce 4)");
+    if (check_level >= SHOAL_CHECK_BASIC)
+        expect_bad(c, shoal_int_sum_reducescatter(c->team, d, c->tm == last ? (int *)(c->src + BUF - 8) : s, 4), last,
+                   SHOAL_ERR_OUT_OF_BOUNDS, "past the end", "shoal_int_sum_reducescatter(nreduce 4)");
     expect_bad(c, shoal_int_alltoalls(c->team, d, s, 1, c->tm == last ? 0 : 1, 2), last, SHOAL_ERR_INVALID_ARG,
                "strides", "shoal_int_alltoalls(nelems 2, dst 1, sst 0)");
     expect_bad(c, shoal_int_collect(c->team, d, c->tm == last ? NULL : s, 3), last, SHOAL_ERR_INVALID_ARG,
@@ -639,6 +719,9 @@ static void test_bad_args(ctx_t *c)
     /* Every member wrong alike: each gets its own error. */
     expect_bad(c, shoal_int_broadcast(c->team, d, s, 4, -1), -1, SHOAL_ERR_INVALID_ARG, "root -1", NULL);
     expect_bad(c, shoal_alltoallsmem(c->team, d, s, 0, 0, 4), -1, SHOAL_ERR_INVALID_ARG, "strides", NULL);
+    /* nreduce * 4 bytes fits, n_pes blocks of it do not (one block, for a team of one). */
+    expect_bad(c, shoal_int_sum_reducescatter(c->team, d, s, SIZE_MAX / 4 / (size_t)c->tn + 1), -1,
+               SHOAL_ERR_INVALID_ARG, "overflow size_t", NULL);
     /* An invalid team. */
     CHECK_ERR(shoal_int_broadcast(SHOAL_TEAM_INVALID, d, s, 1, 0), SHOAL_ERR_INVALID_ARG, NULL, "SHOAL_TEAM_INVALID");
     free(outside);
