@@ -85,8 +85,9 @@ SHOAL_EXPORT int shoal_signal_wait_until_on_stream(shoal_t sh, uint64_t *sig, in
  * status as in api/shoal.h); the host does not wait. On the GPU (a GPU
  * heap, or a registered GPU range, every peer's transport joining streams)
  * one element compared EQ is a stream memory operation, the others a
- * one-thread kernel; status and values are read at the call (they may be
- * reused at once). Elsewhere the host waits for the stream, then makes the
+ * one-thread kernel per 256 elements, which carries status and values in
+ * its parameters: they are host memory, read at the call (reusable at
+ * once), and the waits can be captured in a CUDA graph. Elsewhere the host waits for the stream, then makes the
  * host wait (up to SHOAL_TIMEOUT). A stream wait never times out; never
  * wait on the legacy default stream 0 (README "Waits"). */
 #define SHOAL__WAIT_STREAM_DECL(T, N)                                                                                  \

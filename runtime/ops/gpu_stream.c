@@ -210,16 +210,13 @@ out:
 /* The wait_until family on a stream (w: a blocking ALL wait). On the GPU
  * where ivars is GPU memory and every peer's transport joins streams: a
  * stream memory operation for one 4- or 8-byte element compared EQ (exact,
- * unlike CUDA's cyclic GE), else a one-thread kernel; status and the
- * vector's values are copied in stream order into memory from the
- * stream's pool, freed when the wait ends. Otherwise the host waits for
+ * unlike CUDA's cyclic GE), else one-thread kernels that carry status and
+ * the vector's values in their parameters. Otherwise the host waits for
  * the stream, then makes the host wait. */
 int shoal__wait_on_stream(shoal_t sh, const char *call, const shoal__wait_spec_t *w, cudaStream_t stream)
 {
     struct shoal_gpu *g = sh->gpu;
-    size_t sbytes, vbytes;
     uint64_t value = 0;
-    char *scratch = NULL;
     cudaError_t err;
     bool reg;
     int rc;
@@ -242,26 +239,8 @@ int shoal__wait_on_stream(shoal_t sh, const char *call, const shoal__wait_spec_t
     /* Sign-extended where signed, so the kernel's narrowing gives it back. */
     if (!w->vector && w->is_signed && w->size < 8 && (value >> (w->size * 8 - 1)) & 1)
         value |= ~(uint64_t)0 << (w->size * 8);
-    sbytes = w->status != NULL ? w->nelems * sizeof(int) : 0;
-    vbytes = w->vector ? w->nelems * w->size : 0;
-    if (sbytes + vbytes > 0) {
-        size_t at = (sbytes + 7) / 8 * 8;
-        err = cudaMallocAsync((void **)&scratch, at + vbytes, stream);
-        if (err != cudaSuccess)
-            return shoal__cuda_error(sh, call, "allocating the wait's status and values (cudaMallocAsync)", err);
-        if (sbytes > 0) err = cudaMemcpyAsync(scratch, w->status, sbytes, cudaMemcpyDefault, stream);
-        if (err == cudaSuccess && vbytes > 0)
-            err = cudaMemcpyAsync(scratch + at, w->values, vbytes, cudaMemcpyDefault, stream);
-        if (err == cudaSuccess)
-            err = shoal__gpu_wait_n_launch(stream, w->ivars, w->nelems, w->size, w->is_signed,
-                                           sbytes > 0 ? (const int *)scratch : NULL, w->cmp,
-                                           vbytes > 0 ? scratch + at : NULL, value);
-        cudaError_t ferr = cudaFreeAsync(scratch, stream);
-        if (err == cudaSuccess) err = ferr;
-        if (err != cudaSuccess) return shoal__cuda_error(sh, call, "queueing the wait kernel", err);
-        return SHOAL_SUCCESS;
-    }
-    err = shoal__gpu_wait_n_launch(stream, w->ivars, w->nelems, w->size, w->is_signed, NULL, w->cmp, NULL, value);
+    err = shoal__gpu_wait_n_launch(stream, w->ivars, w->nelems, w->size, w->is_signed, w->status, w->cmp,
+                                   w->vector ? w->values : NULL, value);
     if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the wait kernel", err);
 out:
     return rc;

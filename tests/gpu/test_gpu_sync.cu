@@ -393,11 +393,15 @@ struct typed_seen {
     int32_t a32[4];
     uint64_t v64[3];
     int64_t e64;
+    int32_t big_sum; /* of the 600-element vector wait's words */
 };
+#define BIG 600 /* more than one wait kernel's 256 elements */
 
 __global__ void read_typed(const short *s16, const unsigned short *u16, const int32_t *a32, const uint64_t *v64,
-                           const int64_t *e64, typed_seen *out)
+                           const int64_t *e64, const int32_t *big, typed_seen *out)
 {
+    out->big_sum = 0;
+    for (int i = 0; i < BIG; i++) out->big_sum += ((const volatile int32_t *)big)[i];
     out->s16 = *(const volatile short *)s16;
     out->u16 = *(const volatile unsigned short *)u16;
     for (int i = 0; i < 4; i++) out->a32[i] = ((const volatile int32_t *)a32)[i];
@@ -424,10 +428,12 @@ static void test_typed_waits(bool on_gpu)
     int32_t *a32 = (int32_t *)shoal_calloc(sh, 4, sizeof(int32_t));
     uint64_t *v64 = (uint64_t *)shoal_calloc(sh, 3, sizeof(uint64_t));
     int64_t *e64 = (int64_t *)shoal_calloc(sh, 1, sizeof(int64_t));
+    int32_t *big = (int32_t *)shoal_calloc(sh, BIG, sizeof(int32_t)), big_v[BIG];
     typed_seen *d_seen = NULL;
     int token = 0;
 
-    CHECK_MSG(s16 && u16 && a32 && v64 && e64, "shoal_calloc: %s", shoal_last_error(sh));
+    CHECK_MSG(s16 && u16 && a32 && v64 && e64 && big, "shoal_calloc: %s", shoal_last_error(sh));
+    for (int i = 0; i < BIG; i++) big_v[i] = i + 1;
     if (waiter == writer && !on_gpu) {
         check_note("typed stream waits: skipped (one PE, and its waits are made on the host)");
         goto errors;
@@ -444,7 +450,8 @@ static void test_typed_waits(bool on_gpu)
         SH_OK(sh, shoal_uint64_wait_until_all_vector_on_stream(sh, v64, 3, NULL, SHOAL_CMP_EQ, vec, st));
         vec[0] = vec[1] = vec[2] = 99; /* read at the call: changing it now changes nothing */
         SH_OK(sh, shoal_int64_wait_until_on_stream(sh, e64, SHOAL_CMP_EQ, -3, st));
-        read_typed<<<1, 1, 0, st>>>(s16, u16, a32, v64, e64, d_seen);
+        SH_OK(sh, shoal_int32_wait_until_all_vector_on_stream(sh, big, BIG, NULL, SHOAL_CMP_EQ, big_v, st));
+        read_typed<<<1, 1, 0, st>>>(s16, u16, a32, v64, e64, big, d_seen);
         CUDA_OK(cudaGetLastError());
         if (on_gpu) {
             struct timespec nap = {0, 100 * 1000 * 1000};
@@ -463,6 +470,7 @@ static void test_typed_waits(bool on_gpu)
         SH_OK(sh, shoal_int32_put(sh, a32, want_a, 4, waiter));
         SH_OK(sh, shoal_uint64_put(sh, v64, want_v, 3, waiter));
         SH_OK(sh, shoal_int64_p(sh, e64, -3, waiter));
+        SH_OK(sh, shoal_int32_put(sh, big, big_v, BIG, waiter));
         SH_OK(sh, shoal_quiet(sh));
     }
     if (me == waiter) {
@@ -478,8 +486,11 @@ static void test_typed_waits(bool on_gpu)
             CHECK_MSG(h.v64[i] == want_v[i], "typed stream waits: uint64[%d] %llu, expected %llu", i,
                       (unsigned long long)h.v64[i], (unsigned long long)want_v[i]);
         CHECK_MSG(h.e64 == -3, "typed stream waits: int64 %lld, expected -3", (long long)h.e64);
+        CHECK_MSG(h.big_sum == BIG * (BIG + 1) / 2, "typed stream waits: the %d-element vector sums to %d, expected %d",
+                  BIG, (int)h.big_sum, BIG * (BIG + 1) / 2);
         check_note("typed stream waits (%s): short LT, ushort GT, int32 _all with an excluded element, uint64 "
-                   "_all_vector EQ, int64 EQ: each passed once PE %d stored, with the values stored",
+                   "_all_vector EQ, int64 EQ, int32 _all_vector EQ of 600: each passed once PE %d stored, with the "
+                   "values stored",
                    on_gpu ? "on the GPU" : "on the host", writer);
     }
     SH_OK(sh, shoal_barrier_all(sh));
@@ -487,7 +498,7 @@ static void test_typed_waits(bool on_gpu)
 errors : {
     int local = 0, rc;
     rc = shoal_int_wait_until_on_stream(sh, &local, SHOAL_CMP_EQ, 1, st);
-    CHECK_MSG(rc == SHOAL_ERR_INVALID_ARG && strstr(shoal_last_error(sh), "shoal_int_wait_until_on_stream"),
+    CHECK_MSG(rc == SHOAL_ERR_OUT_OF_BOUNDS && strstr(shoal_last_error(sh), "shoal_int_wait_until_on_stream"),
               "a wait on a stack variable: %s (%s)", shoal_strerror(rc), shoal_last_error(sh));
     rc = shoal_int64_wait_until_all_on_stream(sh, e64, 1, NULL, 42, 0, st);
     CHECK_MSG(rc == SHOAL_ERR_INVALID_ARG && strstr(shoal_last_error(sh), "unknown comparison 42"),
@@ -496,6 +507,7 @@ errors : {
     check_note("typed stream waits: a stack variable and comparison 42 refused, naming the call; 0 elements: done");
 }
     SH_OK(sh, shoal_barrier_all(sh));
+    SH_OK(sh, shoal_free(sh, big));
     SH_OK(sh, shoal_free(sh, e64));
     SH_OK(sh, shoal_free(sh, v64));
     SH_OK(sh, shoal_free(sh, a32));
