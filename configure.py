@@ -806,6 +806,9 @@ with open(built('CTestTestfile.cmake'), 'w') as f:
                  # mpiexec's own timeout fires first and takes all its ranks down
                  'TIMEOUT', str(t.timeout + (10 if t.np else 0)), 'SKIP_RETURN_CODE', '77']
         props += ['PROCESSORS', str(t.np)] if t.np else []
+        # A kernel that traps on purpose takes down every process sharing its
+        # GPU under MPS: nothing runs beside it (ctest -j).
+        props += ['RUN_SERIAL', 'TRUE'] if 'serial' in t.labels else []
         props += ['ENVIRONMENT', cmake_quote(';'.join(env), special=r'\\"$')]
         f.write('add_test(%s %s)\n' % (t.name, ' '.join(cmake_quote(a) for a in cmd)))
         f.write('set_tests_properties(%s PROPERTIES %s)\n' % (t.name, ' '.join(props)))

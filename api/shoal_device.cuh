@@ -321,6 +321,36 @@ static __device__ __forceinline__ void shoal__dev_copy(void *dst, const void *sr
         shoal__dev_copy_as<unsigned char>(d, s, n, rank, size);
 }
 
+/* The host cannot read or write a thread's local memory (a kernel's local
+ * variables) nor a block's shared memory: a proxied put or get whose local
+ * buffer is there moves 8 bytes a request, the bytes inside the requests
+ * (p, served in order) or their answers (g). The group's first thread
+ * makes them (the group met before). */
+static __device__ __noinline__ int shoal__dev_proxy_rma_by_value(const shoal_device_t &dev, bool is_put, void *dest,
+                                                                 const void *src, size_t nbytes, int pe)
+{
+    int rc = SHOAL_SUCCESS;
+    for (size_t at = 0; at < nbytes && rc == SHOAL_SUCCESS; at += 8) {
+        size_t m = nbytes - at < 8 ? nbytes - at : 8;
+        unsigned long long v = 0;
+        if (is_put) {
+            memcpy(&v, (const char *)src + at, m);
+            shoal_dev_proxy_req_t r = shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_P, pe, (char *)dest + at, NULL, m);
+            r.value = v;
+            rc = shoal__dev_proxy_call(dev, r, false, NULL);
+        } else {
+            rc = shoal__dev_proxy_call(dev,
+                                       shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_G, pe, NULL, (const char *)src + at, m),
+                                       true, &v);
+            if (rc == SHOAL_SUCCESS) memcpy((char *)dest + at, &v, m);
+        }
+    }
+    return rc;
+}
+
+/* Is p where the host reaches it (global memory: device, managed, mapped host)? */
+static __device__ __forceinline__ bool shoal__dev_host_reaches(const void *p) { return __isGlobal(p) != 0; }
+
 /* put (is_put) or get of nbytes with the group Scope; nbi: no exit sync. */
 template <int Scope>
 static __device__ __forceinline__ int shoal__dev_rma(const shoal_device_t &dev, bool is_put, bool nbi, void *dest,
@@ -328,6 +358,11 @@ static __device__ __forceinline__ int shoal__dev_rma(const shoal_device_t &dev, 
 {
     char *peer;
     int rc = shoal__dev_translate(dev, is_put ? (const void *)dest : src, nbytes, pe, &peer);
+    if (rc == SHOAL__DEV_VIA_PROXY && nbytes > 0 && !shoal__dev_host_reaches(is_put ? src : (const void *)dest)) {
+        shoal__dev_sync<Scope>();
+        if (shoal__dev_rank<Scope>() == 0) rc = shoal__dev_proxy_rma_by_value(dev, is_put, dest, src, nbytes, pe);
+        return shoal__dev_bcast<Scope>(rc);
+    }
     if (rc == SHOAL__DEV_VIA_PROXY)
         return shoal__dev_proxy_group<Scope>(dev,
                                              shoal__dev_proxy_req(is_put ? SHOAL_DEVICE_PROXY_PUT
@@ -840,6 +875,18 @@ static __device__ __forceinline__ int shoal__dev_put_signal(const shoal_device_t
         r.arg = (unsigned short)op;
         r.value = value;
         r.sig = (unsigned long long)(uintptr_t)sig;
+        if (nbytes > 0 && !shoal__dev_host_reaches(src)) {
+            /* src in local or shared memory: the data by value, then the
+             * signal alone (served after it). */
+            shoal__dev_sync<Scope>();
+            if (shoal__dev_rank<Scope>() == 0) {
+                rc = shoal__dev_proxy_rma_by_value(dev, true, dest, src, nbytes, pe);
+                r.dest = r.src = 0;
+                r.nbytes = 0;
+                if (rc == SHOAL_SUCCESS) rc = shoal__dev_proxy_call(dev, r, false, NULL);
+            }
+            return shoal__dev_bcast<Scope>(rc);
+        }
         return shoal__dev_proxy_group<Scope>(dev, r, nbytes > 0, NULL);
     }
     shoal__dev_sync<Scope>();

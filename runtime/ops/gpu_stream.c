@@ -189,7 +189,7 @@ int shoal__signal_wait_on_stream(shoal_t sh, const char *call, uint64_t *sig, in
      * proxy's own copies up (where CUDA puts its stream and this one on one
      * hardware queue), so the host waits instead. */
     if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL ||
-        shoal__transports_without(sh, sh->tp_setup, SHOAL__TP_CAP_STREAM)) {
+        shoal__transports_without(sh, sh->tp_peers, SHOAL__TP_CAP_STREAM)) {
         SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
         return shoal__wait_word(sh, call, sig, 8, cmp, &value, true, NULL);
     }
@@ -225,7 +225,7 @@ int shoal__wait_on_stream(shoal_t sh, const char *call, const shoal__wait_spec_t
     if (w->nelems == 0) return SHOAL_SUCCESS;
     if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL ||
         (reg && !shoal__reg_is_gpu(sh, w->ivars, w->nelems * w->size)) ||
-        shoal__transports_without(sh, sh->tp_setup, SHOAL__TP_CAP_STREAM)) {
+        shoal__transports_without(sh, sh->tp_peers, SHOAL__TP_CAP_STREAM)) {
         SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
         return shoal__wait_until(sh, call, w, NULL, NULL, NULL, NULL, NULL);
     }

@@ -183,6 +183,8 @@ int shoal__transports_setup(shoal_t sh)
         SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_INIT, "PE %d -> %s", pe, sh->pe_tp[pe]->name);
     }
     if (rc == SHOAL_SUCCESS) rc = shoal__tp_amo_choose(sh);
+    for (int pe = 0; rc == SHOAL_SUCCESS && pe < sh->n_pes; pe++)
+        sh->tp_peers |= 1u << sh->pe_tp[pe]->id | (sh->pe_amo[pe] != NULL ? 1u << sh->pe_amo[pe]->id : 0u);
     return rc;
 }
 
@@ -194,6 +196,7 @@ void shoal__transports_teardown(shoal_t sh)
         if (tp->teardown != NULL) tp->teardown(sh);
     }
     sh->tp_setup = 0;
+    sh->tp_peers = 0;
     if (sh->topo != NULL) shoal_topo_destroy(sh->topo);
     sh->topo = NULL;
     free(sh->pe_cands);

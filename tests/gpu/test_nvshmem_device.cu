@@ -341,7 +341,9 @@ static void check_coll(nvshmem_team_t team, const char *what)
         CUDA_OK(cudaMemcpy(asrc, ha, 16 * nt * sizeof(int), cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemcpy(rsrc, hr, sizeof(hr), cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemcpy(rmax, hm, sizeof(hm), cudaMemcpyHostToDevice));
-        nvshmem_barrier_all();
+    }
+    nvshmem_barrier_all(); /* every PE: members' sources are ready */
+    if (team != NVSHMEM_TEAM_INVALID) {
         void *args[] = {&team, &bsrc, &bdst, &fdst, &asrc, &adst, &rsrc, &rdst, &rmax, &rsdst};
         CHECK_EQ_INT(nvshmemx_collective_launch_query_gridsize((const void *)k_coll, dim3(256), args, 0, &grid),
                      NVSHMEMX_SUCCESS);
