@@ -75,6 +75,7 @@ static int child_self_cas(void)
 
 /* ---- the driver ---- */
 
+#if defined(OMPI_MAJOR_VERSION)
 /* Open MPI's "osc" setting (MCA parameter), through the tool interface;
  * "" where there is none. */
 static void osc_setting(char *value, size_t len)
@@ -93,6 +94,7 @@ static void osc_setting(char *value, size_t len)
     }
     MPI_T_finalize();
 }
+#endif
 
 /* Run "mpiexec -n np self mode"; its output in out, its exit status returned. */
 static int run_child(const char *mpiexec, const char *self, int np, const char *mode, char *out, size_t len)
