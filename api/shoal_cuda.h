@@ -83,13 +83,15 @@ SHOAL_EXPORT int shoal_signal_wait_until_on_stream(shoal_t sh, uint64_t *sig, in
  * on stream after the call waits until this PE's ivar <cmp> value (all
  * included elements for _all, each against values[i] for _all_vector;
  * status as in api/shoal.h); the host does not wait. On the GPU (a GPU
- * heap, or a registered GPU range, every peer's transport joining streams)
- * one element compared EQ is a stream memory operation, the others a
- * one-thread kernel per 256 elements, which carries status and values in
- * its parameters: they are host memory, read at the call (reusable at
- * once), and the waits can be captured in a CUDA graph. Elsewhere the host waits for the stream, then makes the
- * host wait (up to SHOAL_TIMEOUT). A stream wait never times out; never
- * wait on the legacy default stream 0 (README "Waits"). */
+ * heap, or a registered GPU range, every PE's transport joining streams)
+ * one 4- or 8-byte element compared EQ is a stream memory operation, the
+ * rest one-thread kernels of up to 256 elements. status and values may be
+ * host memory, read at the call (reusable at once; the waits can be
+ * captured in a CUDA graph), or device memory, read when the stream
+ * reaches the wait (as NVSHMEM does). Elsewhere the host waits for the
+ * stream, then makes the host wait (up to SHOAL_TIMEOUT; refused inside a
+ * capture). A stream wait never times out; never wait on the legacy
+ * default stream 0 (README "Waits"). */
 #define SHOAL__WAIT_STREAM_DECL(T, N)                                                                                  \
     SHOAL_EXPORT int shoal_##N##_wait_until_on_stream(shoal_t sh, T *ivar, int cmp, T value, cudaStream_t stream);     \
     SHOAL_EXPORT int shoal_##N##_wait_until_all_on_stream(shoal_t sh, T *ivars, size_t nelems, const int *status,      \

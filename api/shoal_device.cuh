@@ -324,8 +324,11 @@ static __device__ __forceinline__ void shoal__dev_copy(void *dst, const void *sr
 /* The host cannot read or write a thread's local memory (a kernel's local
  * variables) nor a block's shared memory: a proxied put or get whose local
  * buffer is there moves 8 bytes a request, the bytes inside the requests
- * (p, served in order) or their answers (g). The group's first thread
- * makes them (the group met before). */
+ * (p, served in order) or their answers (g): a round trip per 8 bytes
+ * for a get, so large buffers belong in global memory. The group's first
+ * thread makes them (the group met before); at warp and block scope the
+ * buffer must be shared memory (each thread's local memory is its own:
+ * SHOAL_ERR_INVALID_ARG). */
 static __device__ __noinline__ int shoal__dev_proxy_rma_by_value(const shoal_device_t &dev, bool is_put, void *dest,
                                                                  const void *src, size_t nbytes, int pe)
 {
@@ -359,9 +362,14 @@ static __device__ __forceinline__ int shoal__dev_rma(const shoal_device_t &dev, 
     char *peer;
     int rc = shoal__dev_translate(dev, is_put ? (const void *)dest : src, nbytes, pe, &peer);
     if (rc == SHOAL__DEV_VIA_PROXY && nbytes > 0 && !shoal__dev_host_reaches(is_put ? src : (const void *)dest)) {
+        /* A group's buffer must be one buffer: shared memory, not each
+         * thread's own local memory. */
+        if (Scope != SHOAL__DEV_THREAD && __isLocal(is_put ? src : (const void *)dest)) return SHOAL_ERR_INVALID_ARG;
         shoal__dev_sync<Scope>();
         if (shoal__dev_rank<Scope>() == 0) rc = shoal__dev_proxy_rma_by_value(dev, is_put, dest, src, nbytes, pe);
-        return shoal__dev_bcast<Scope>(rc);
+        rc = shoal__dev_bcast<Scope>(rc);
+        shoal__dev_sync<Scope>(); /* a get's bytes, seen by the whole group */
+        return rc;
     }
     if (rc == SHOAL__DEV_VIA_PROXY)
         return shoal__dev_proxy_group<Scope>(dev,
@@ -876,11 +884,16 @@ static __device__ __forceinline__ int shoal__dev_put_signal(const shoal_device_t
         r.value = value;
         r.sig = (unsigned long long)(uintptr_t)sig;
         if (nbytes > 0 && !shoal__dev_host_reaches(src)) {
-            /* src in local or shared memory: the data by value, then the
-             * signal alone (served after it). */
+            /* src in local or shared memory: the data by value, a fence
+             * (the data complete at the target), then the signal alone. */
+            if (Scope != SHOAL__DEV_THREAD && __isLocal(src)) return SHOAL_ERR_INVALID_ARG;
             shoal__dev_sync<Scope>();
             if (shoal__dev_rank<Scope>() == 0) {
                 rc = shoal__dev_proxy_rma_by_value(dev, true, dest, src, nbytes, pe);
+                if (rc == SHOAL_SUCCESS)
+                    rc = shoal__dev_proxy_call(dev,
+                                               shoal__dev_proxy_req(SHOAL_DEVICE_PROXY_FENCE, dev.my_pe, NULL, NULL, 0),
+                                               false, NULL);
                 r.dest = r.src = 0;
                 r.nbytes = 0;
                 if (rc == SHOAL_SUCCESS) rc = shoal__dev_proxy_call(dev, r, false, NULL);

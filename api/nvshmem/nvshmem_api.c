@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "nvshmem.h"
 #include "base/shoal_env.h"
@@ -239,6 +240,50 @@ static void nv__heap_size(shoal_config_t *cfg)
     cfg->heap_size = bytes;
 }
 
+/* The NVSHMEM variables shoal reads, and what each does: X(NAME, WHAT).
+ * Every other NVSHMEM_* variable is ignored (NVSHMEM_INFO lists them). */
+#define NV__ENV(X)                                                                                                     \
+    X("NVSHMEM_SYMMETRIC_SIZE", "the symmetric heap's size (SHOAL_HEAP_SIZE wins where set)")                          \
+    X("NVSHMEM_VERSION", "PE 0 prints the version at init")                                                            \
+    X("NVSHMEM_INFO", "PE 0 prints the NVSHMEM variables set, what shoal does with each, and shoal's settings")
+
+static bool nv__env_true(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL && (strcmp(v, "1") == 0 || strcasecmp(v, "y") == 0 || strcasecmp(v, "yes") == 0 ||
+                         strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0);
+}
+
+/* At init, on PE 0: NVSHMEM_VERSION and NVSHMEM_INFO. */
+static void nv__env_report(void)
+{
+    extern char **environ;
+#define NV__ENV_NAME(N, W) N,
+#define NV__ENV_WHAT(N, W) W,
+    static const char *const names[] = {NV__ENV(NV__ENV_NAME)}, *const whats[] = {NV__ENV(NV__ENV_WHAT)};
+#undef NV__ENV_NAME
+#undef NV__ENV_WHAT
+
+    if (shoal_my_pe(nv__sh) != 0) return;
+    if (nv__env_true("NVSHMEM_VERSION") || nv__env_true("NVSHMEM_INFO"))
+        printf("%s: NVSHMEM %d.%d.%d's API (OpenSHMEM %d.%d), carried by shoal %d.%d.%d\n", NVSHMEM_VENDOR_STRING,
+               NVSHMEM_VENDOR_MAJOR_VERSION, NVSHMEM_VENDOR_MINOR_VERSION, NVSHMEM_VENDOR_PATCH_VERSION,
+               NVSHMEM_MAJOR_VERSION, NVSHMEM_MINOR_VERSION, SHOAL_VERSION_MAJOR, SHOAL_VERSION_MINOR,
+               SHOAL_VERSION_PATCH);
+    if (!nv__env_true("NVSHMEM_INFO")) return;
+    printf("NVSHMEM variables set:\n");
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        const char *what = "ignored: shoal has no such setting (SHOAL_* variables below)";
+        size_t len = strcspn(*e, "=");
+        if (strncmp(*e, "NVSHMEM_", 8) != 0) continue;
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (strlen(names[i]) == len && strncmp(*e, names[i], len) == 0) what = whats[i];
+        printf("  %s: %s\n", *e, what);
+    }
+    shoal_env_print(stdout);
+    fflush(stdout);
+}
+
 /* NVSHMEM_TEAM_SHARED: the PEs whose heaps nvshmem_ptr reaches from here
  * (the node where all reach each other, as shm and cuda_ipc do; else
  * this PE alone); NVSHMEMX_TEAM_SAME_MYPE_NODE: the PEs of my node rank,
@@ -311,6 +356,7 @@ static int nv__start(const char *call, MPI_Comm comm, bool comm_given)
     nv__teams_make();
     nv__state_filled = false;
     nv__publish();
+    nv__env_report();
     return 0;
 }
 

@@ -33,15 +33,16 @@ variants="get put ptr a2a"
 fail() { echo "prk-compare.sh: $*" >&2; exit 1; }
 [ -f "$progs/transpose-put-nvshmem.cu" ] || fail "no PRK transposes in $progs (set SHOAL_NVSHMEM_PROGRAMS)"
 [ -f "$NV/include/nvshmem.h" ] || fail "no $NV/include/nvshmem.h (set NV)"
-host_lib=$(ls "$NV"/lib/libnvshmem_host.so* 2>/dev/null | head -1)
+host_lib=$(ls "$NV"/lib/libnvshmem_host.so* 2>/dev/null | head -1 || true)
 [ -n "$host_lib" ] || fail "no libnvshmem_host.so* in $NV/lib"
 [ -f "$build/install.sh" ] || fail "no $build/install.sh (configure and build shoal first)"
 if [ -n "${D:-}" ]; then
     mpi_inc=$D/include/x86_64-linux-gnu/mpich mpi_lib=$D/lib/x86_64-linux-gnu mpiexec=$D/bin/mpiexec.hydra
 else
-    mpi_inc=/usr/include/x86_64-linux-gnu/mpich mpi_lib=/usr/lib/x86_64-linux-gnu mpiexec=$(command -v mpiexec.hydra)
+    mpi_inc=/usr/include/x86_64-linux-gnu/mpich mpi_lib=/usr/lib/x86_64-linux-gnu mpiexec=$(command -v mpiexec.hydra || true)
 fi
 [ -f "$mpi_inc/mpi.h" ] || fail "no $mpi_inc/mpi.h (set D to the unpacked MPICH prefix)"
+[ -x "$mpiexec" ] || fail "no mpiexec.hydra (set D to the unpacked MPICH prefix)"
 cuda_root=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
 stubs=
 for d in "$cuda_root/lib64/stubs" "$cuda_root/targets/x86_64-linux/lib/stubs"; do

@@ -84,7 +84,7 @@ struct shoal_instance {
     const struct shoal__tp_ops **pe_amo;   /* per PE: the one its atomics take (transport.h, CAP_AMO_ALL) */
     unsigned *pe_cands;                    /* per PE: the policy's candidates, bits (1u << shoal_transport_id_t) */
     unsigned tp_setup;                     /* transports set up (same bits): torn down at finalize */
-    unsigned tp_peers;                     /* transports some PE's data or atomics take (same bits) */
+    unsigned tp_peers;                     /* transports any PE's data or atomics take, agreed (same bits) */
     unsigned tp_used;                      /* transports with operations possibly outstanding (same bits) */
     void *tp_state[SHOAL_TRANSPORT_COUNT]; /* each transport's own state, by id (one table per id and heap kind) */
     struct shoal_stage *stage;             /* the GPU staging rings that staged and staged-over-MPI share, or NULL */

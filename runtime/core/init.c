@@ -294,6 +294,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
     SHOAL__PHASE(rc);
     SHOAL__PHASE(sh->heap_kind == SHOAL_HEAP_GPU ? shoal__heap_gpu_create(sh) : shoal__heap_host_create(sh));
     SHOAL__PHASE(shoal__transports_setup(sh));
+    SHOAL__PHASE(shoal__transports_agree(sh));
 #if SHOAL_HAVE_CUDA
     if (sh->heap_kind == SHOAL_HEAP_GPU) SHOAL__PHASE(shoal__gpu_reach_agree(sh));
 #endif

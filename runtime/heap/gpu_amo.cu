@@ -52,12 +52,13 @@ static __global__ void wait_kernel(const uint64_t *word, int cmp, uint64_t value
 }
 
 /* The wait_until family on a stream: each included element in turn until
- * it satisfies cmp against value (or the chunk's values[i]); then acquire,
- * as above. Status and values travel in the launch's parameters, a chunk
- * of SHOAL__WAIT_CHUNK elements a kernel: nothing to allocate or copy (a
- * copy from pageable memory may wait for the stream, which here waits for
- * a peer), and a CUDA graph captures it. Elements are read volatile:
- * 2-byte words have no system-scope atomic load. */
+ * it satisfies cmp against value (or its own value); then acquire, as
+ * above. Status and values given in host memory travel in the launch's
+ * parameters, a chunk of SHOAL__WAIT_CHUNK elements a kernel: nothing to
+ * allocate or copy (a copy from pageable memory may wait for the stream,
+ * which here waits for a peer), and a CUDA graph captures it. Given in
+ * device memory, the kernel reads them when it runs. Elements are read
+ * volatile: 2-byte words have no system-scope atomic load. */
 #define SHOAL__WAIT_CHUNK 256
 typedef struct shoal__wait_chunk {
     uint64_t values[SHOAL__WAIT_CHUNK];
@@ -66,29 +67,31 @@ typedef struct shoal__wait_chunk {
 
 template <typename T>
 static __global__ void wait_n_kernel(const T *ivars, unsigned n, int cmp, T value, bool has_status, bool vector,
-                                     shoal__wait_chunk_t c)
+                                     const int *dstatus, const T *dvalues, shoal__wait_chunk_t c)
 {
     for (unsigned i = 0; i < n; i++) {
-        if (has_status && c.status[i] != 0) continue;
-        T ref = vector ? (T)c.values[i] : value;
+        int excluded = dstatus != nullptr ? dstatus[i] : has_status ? c.status[i] : 0;
+        if (excluded != 0) continue;
+        T ref = dvalues != nullptr ? dvalues[i] : vector ? (T)c.values[i] : value;
         while (!shoal__dev_compare<T>(*(const volatile T *)&ivars[i], cmp, ref)) __nanosleep(256);
     }
     __threadfence_system();
 }
 
 template <typename T>
-static cudaError_t wait_n_start(cudaStream_t stream, const void *ivars, size_t n, const int *status, int cmp,
-                                const void *values, uint64_t value)
+static cudaError_t wait_n_start(cudaStream_t stream, const void *ivars, size_t n, const int *status, bool status_dev,
+                                int cmp, const void *values, bool values_dev, uint64_t value)
 {
     shoal__wait_chunk_t c;
     for (size_t at = 0; at < n; at += SHOAL__WAIT_CHUNK) {
         unsigned m = (unsigned)(n - at < SHOAL__WAIT_CHUNK ? n - at : SHOAL__WAIT_CHUNK);
         for (unsigned i = 0; i < m; i++) {
-            c.status[i] = status != nullptr ? status[at + i] : 0;
-            c.values[i] = values != nullptr ? (uint64_t)((const T *)values)[at + i] : 0;
+            c.status[i] = status != nullptr && !status_dev ? status[at + i] : 0;
+            c.values[i] = values != nullptr && !values_dev ? (uint64_t)((const T *)values)[at + i] : 0;
         }
-        wait_n_kernel<T>
-            <<<1, 1, 0, stream>>>((const T *)ivars + at, m, cmp, (T)value, status != nullptr, values != nullptr, c);
+        wait_n_kernel<T><<<1, 1, 0, stream>>>((const T *)ivars + at, m, cmp, (T)value, status != nullptr,
+                                              values != nullptr, status_dev ? status + at : nullptr,
+                                              values_dev ? (const T *)values + at : nullptr, c);
         cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess) return err;
     }
@@ -96,16 +99,16 @@ static cudaError_t wait_n_start(cudaStream_t stream, const void *ivars, size_t n
 }
 
 extern "C" cudaError_t shoal__gpu_wait_n_launch(cudaStream_t stream, const void *ivars, size_t n, size_t size,
-                                                bool is_signed, const int *status, int cmp, const void *values,
-                                                uint64_t value)
+                                                bool is_signed, const int *status, bool status_dev, int cmp,
+                                                const void *values, bool values_dev, uint64_t value)
 {
     switch (size * 2 + (is_signed ? 1 : 0)) {
-    case 4: return wait_n_start<uint16_t>(stream, ivars, n, status, cmp, values, value);
-    case 5: return wait_n_start<int16_t>(stream, ivars, n, status, cmp, values, value);
-    case 8: return wait_n_start<uint32_t>(stream, ivars, n, status, cmp, values, value);
-    case 9: return wait_n_start<int32_t>(stream, ivars, n, status, cmp, values, value);
-    case 16: return wait_n_start<uint64_t>(stream, ivars, n, status, cmp, values, value);
-    case 17: return wait_n_start<int64_t>(stream, ivars, n, status, cmp, values, value);
+    case 4: return wait_n_start<uint16_t>(stream, ivars, n, status, status_dev, cmp, values, values_dev, value);
+    case 5: return wait_n_start<int16_t>(stream, ivars, n, status, status_dev, cmp, values, values_dev, value);
+    case 8: return wait_n_start<uint32_t>(stream, ivars, n, status, status_dev, cmp, values, values_dev, value);
+    case 9: return wait_n_start<int32_t>(stream, ivars, n, status, status_dev, cmp, values, values_dev, value);
+    case 16: return wait_n_start<uint64_t>(stream, ivars, n, status, status_dev, cmp, values, values_dev, value);
+    case 17: return wait_n_start<int64_t>(stream, ivars, n, status, status_dev, cmp, values, values_dev, value);
     default: return cudaErrorInvalidValue;
     }
 }

@@ -30,11 +30,13 @@ __attribute__((visibility("hidden"))) cudaError_t shoal__gpu_wait_launch(cudaStr
 /* Queue a wait on stream until each of the n elements of size bytes (2, 4
  * or 8; signed or not) at ivars whose status is 0 (status NULL: all)
  * <cmp> value, or values[i] (values non-NULL: n elements of size bytes).
- * status and values are host memory, read before the call returns. */
+ * status and values in host memory (_dev false) are read before the call
+ * returns; in device memory (_dev true), by the wait when it runs. */
 __attribute__((visibility("hidden"))) cudaError_t shoal__gpu_wait_n_launch(cudaStream_t stream, const void *ivars,
                                                                            size_t n, size_t size, bool is_signed,
-                                                                           const int *status, int cmp,
-                                                                           const void *values, uint64_t value);
+                                                                           const int *status, bool status_dev, int cmp,
+                                                                           const void *values, bool values_dev,
+                                                                           uint64_t value);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /* Stream-ordered operations: copies on the caller's stream, and the
  * stream barrier built from stream memory operations on peer flags. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/shoal_instance.h"
@@ -207,28 +208,67 @@ out:
     return rc;
 }
 
+/* The host side of a stream wait: wait for the stream (refused inside a
+ * capture, which it would break), then make the host wait. status and
+ * values in device memory are read then, as the stream would have. */
+static int shoal__wait_on_stream_host(shoal_t sh, const char *call, const shoal__wait_spec_t *w, bool status_dev,
+                                      bool values_dev, cudaStream_t stream)
+{
+    enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    shoal__wait_spec_t h = *w;
+    void *copy = NULL;
+    size_t sbytes = status_dev ? w->nelems * sizeof(int) : 0, vbytes = values_dev ? w->nelems * w->size : 0;
+    int rc;
+
+    if (cudaStreamIsCapturing(stream, &cap) == cudaSuccess && cap != cudaStreamCaptureStatusNone)
+        return shoal__error(sh, SHOAL_ERR_UNSUPPORTED, call,
+                            "this wait is made on the host (a host heap, or staged or mpi_rma peers), which cannot "
+                            "be captured in a CUDA graph");
+    cudaGetLastError();
+    SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
+    if (sbytes + vbytes > 0) {
+        if ((copy = malloc(sbytes + vbytes)) == NULL)
+            return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for the wait's status and values");
+        cudaError_t err = cudaSuccess;
+        if (sbytes > 0) err = cudaMemcpy(copy, w->status, sbytes, cudaMemcpyDefault);
+        if (err == cudaSuccess && vbytes > 0)
+            err = cudaMemcpy((char *)copy + sbytes, w->values, vbytes, cudaMemcpyDefault);
+        if (err != cudaSuccess) {
+            free(copy);
+            return shoal__cuda_error(sh, call, "reading the wait's status and values from device memory", err);
+        }
+        if (sbytes > 0) h.status = copy;
+        if (vbytes > 0) h.values = (char *)copy + sbytes;
+    }
+    rc = shoal__wait_until(sh, call, &h, NULL, NULL, NULL, NULL, NULL);
+    free(copy);
+out:
+    return rc;
+}
+
 /* The wait_until family on a stream (w: a blocking ALL wait). On the GPU
- * where ivars is GPU memory and every peer's transport joins streams: a
+ * where ivars is GPU memory and every PE's transport joins streams: a
  * stream memory operation for one 4- or 8-byte element compared EQ (exact,
  * unlike CUDA's cyclic GE), else one-thread kernels that carry status and
- * the vector's values in their parameters. Otherwise the host waits for
- * the stream, then makes the host wait. */
+ * the vector's values in their parameters (host memory) or read them when
+ * they run (device memory). Otherwise the host waits for the stream, then
+ * makes the host wait. */
 int shoal__wait_on_stream(shoal_t sh, const char *call, const shoal__wait_spec_t *w, cudaStream_t stream)
 {
     struct shoal_gpu *g = sh->gpu;
     uint64_t value = 0;
     cudaError_t err;
-    bool reg;
+    bool reg, status_dev, values_dev;
     int rc;
 
     SHOAL__TRY(rc, out, shoal__wait_check(sh, call, w, &reg));
     if (w->nelems == 0) return SHOAL_SUCCESS;
+    status_dev = w->status != NULL && shoal__gpu_on_device(w->status);
+    values_dev = w->vector && shoal__gpu_on_device(w->values);
     if (sh->heap_kind != SHOAL_HEAP_GPU || g == NULL ||
         (reg && !shoal__reg_is_gpu(sh, w->ivars, w->nelems * w->size)) ||
-        shoal__transports_without(sh, sh->tp_peers, SHOAL__TP_CAP_STREAM)) {
-        SHOAL__TRY(rc, out, shoal__stream_wait(sh, call, stream));
-        return shoal__wait_until(sh, call, w, NULL, NULL, NULL, NULL, NULL);
-    }
+        shoal__transports_without(sh, sh->tp_peers, SHOAL__TP_CAP_STREAM))
+        return shoal__wait_on_stream_host(sh, call, w, status_dev, values_dev, stream);
     if (!w->vector) memcpy(&value, w->values, w->size); /* little-endian: the low bytes */
     if (w->nelems == 1 && w->status == NULL && !w->vector && w->cmp == SHOAL_CMP_EQ && w->size >= 4) {
         CUresult cr = w->size == 8
@@ -236,11 +276,8 @@ int shoal__wait_on_stream(shoal_t sh, const char *call, const shoal__wait_spec_t
                           : g->wait_value32(stream, (CUdeviceptr)w->ivars, (cuuint32_t)value, CU_STREAM_WAIT_VALUE_EQ);
         if (cr == CUDA_SUCCESS) return SHOAL_SUCCESS;
     }
-    /* Sign-extended where signed, so the kernel's narrowing gives it back. */
-    if (!w->vector && w->is_signed && w->size < 8 && (value >> (w->size * 8 - 1)) & 1)
-        value |= ~(uint64_t)0 << (w->size * 8);
-    err = shoal__gpu_wait_n_launch(stream, w->ivars, w->nelems, w->size, w->is_signed, w->status, w->cmp,
-                                   w->vector ? w->values : NULL, value);
+    err = shoal__gpu_wait_n_launch(stream, w->ivars, w->nelems, w->size, w->is_signed, w->status, status_dev, w->cmp,
+                                   w->vector ? w->values : NULL, values_dev, value);
     if (err != cudaSuccess) return shoal__cuda_error(sh, call, "launching the wait kernel", err);
 out:
     return rc;

@@ -188,6 +188,14 @@ int shoal__transports_setup(shoal_t sh)
     return rc;
 }
 
+int shoal__transports_agree(shoal_t sh)
+{
+    unsigned mine = sh->tp_peers;
+    int rc = MPI_Allreduce(&mine, &sh->tp_peers, 1, MPI_UNSIGNED, MPI_BOR, sh->comm);
+    return rc == MPI_SUCCESS ? SHOAL_SUCCESS
+                             : shoal__mpi_error(sh, "shoal_init", "MPI_Allreduce (the transports PEs use)", rc);
+}
+
 void shoal__transports_teardown(shoal_t sh)
 {
     for (size_t i = SHOAL__TP_REGISTRY_N; i-- > 0;) {

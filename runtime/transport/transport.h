@@ -129,6 +129,10 @@ extern SHOAL__HIDDEN const shoal__tp_ops_t shoal__tp_staged_mpi;
  * the first candidate that connects (sh->pe_tp). An error names the pair
  * that nothing reaches, with the policy's reason. */
 SHOAL__HIDDEN int shoal__transports_setup(shoal_t sh);
+/* Collective, after every PE's setup succeeded: sh->tp_peers becomes the
+ * transports any PE uses (a pair's choice may differ by direction: what
+ * writes into this PE counts too). */
+SHOAL__HIDDEN int shoal__transports_agree(shoal_t sh);
 /* Tear down what setup created, in reverse order (before the heap goes). */
 SHOAL__HIDDEN void shoal__transports_teardown(shoal_t sh);
 /* Complete the operations of the transports whose bits (1u << id) are in used. */

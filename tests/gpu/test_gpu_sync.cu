@@ -395,7 +395,8 @@ struct typed_seen {
     int64_t e64;
     int32_t big_sum; /* of the 600-element vector wait's words */
 };
-#define BIG 600 /* more than one wait kernel's 256 elements */
+#define BIG 600      /* more than one wait kernel's 256 elements */
+#define BIG_SKIP 300 /* excluded by status, never stored */
 
 __global__ void read_typed(const short *s16, const unsigned short *u16, const int32_t *a32, const uint64_t *v64,
                            const int64_t *e64, const int32_t *big, typed_seen *out)
@@ -434,12 +435,18 @@ static void test_typed_waits(bool on_gpu)
 
     CHECK_MSG(s16 && u16 && a32 && v64 && e64 && big, "shoal_calloc: %s", shoal_last_error(sh));
     for (int i = 0; i < BIG; i++) big_v[i] = i + 1;
+    static int big_status[BIG];
+    big_status[BIG_SKIP] = 1; /* excluded, in the second kernel's chunk: its word stays 0 */
     if (waiter == writer && !on_gpu) {
         check_note("typed stream waits: skipped (one PE, and its waits are made on the host)");
         goto errors;
     }
     CUDA_OK(cudaMalloc(&d_seen, sizeof(*d_seen)));
     CUDA_OK(cudaMemset(d_seen, 0xff, sizeof(*d_seen)));
+    if (me == waiter) {
+        short nine = 9; /* not < 5: the LT wait below holds until the store */
+        CUDA_OK(cudaMemcpy(s16, &nine, sizeof(nine), cudaMemcpyHostToDevice));
+    }
     CUDA_OK(cudaDeviceSynchronize());
     SH_OK(sh, shoal_barrier_all(sh));
     if (me == waiter) {
@@ -450,7 +457,7 @@ static void test_typed_waits(bool on_gpu)
         SH_OK(sh, shoal_uint64_wait_until_all_vector_on_stream(sh, v64, 3, NULL, SHOAL_CMP_EQ, vec, st));
         vec[0] = vec[1] = vec[2] = 99; /* read at the call: changing it now changes nothing */
         SH_OK(sh, shoal_int64_wait_until_on_stream(sh, e64, SHOAL_CMP_EQ, -3, st));
-        SH_OK(sh, shoal_int32_wait_until_all_vector_on_stream(sh, big, BIG, NULL, SHOAL_CMP_EQ, big_v, st));
+        SH_OK(sh, shoal_int32_wait_until_all_vector_on_stream(sh, big, BIG, big_status, SHOAL_CMP_EQ, big_v, st));
         read_typed<<<1, 1, 0, st>>>(s16, u16, a32, v64, e64, big, d_seen);
         CUDA_OK(cudaGetLastError());
         if (on_gpu) {
@@ -470,7 +477,9 @@ static void test_typed_waits(bool on_gpu)
         SH_OK(sh, shoal_int32_put(sh, a32, want_a, 4, waiter));
         SH_OK(sh, shoal_uint64_put(sh, v64, want_v, 3, waiter));
         SH_OK(sh, shoal_int64_p(sh, e64, -3, waiter));
+        big_v[BIG_SKIP] = 0;
         SH_OK(sh, shoal_int32_put(sh, big, big_v, BIG, waiter));
+        big_v[BIG_SKIP] = BIG_SKIP + 1;
         SH_OK(sh, shoal_quiet(sh));
     }
     if (me == waiter) {
@@ -486,10 +495,12 @@ static void test_typed_waits(bool on_gpu)
             CHECK_MSG(h.v64[i] == want_v[i], "typed stream waits: uint64[%d] %llu, expected %llu", i,
                       (unsigned long long)h.v64[i], (unsigned long long)want_v[i]);
         CHECK_MSG(h.e64 == -3, "typed stream waits: int64 %lld, expected -3", (long long)h.e64);
-        CHECK_MSG(h.big_sum == BIG * (BIG + 1) / 2, "typed stream waits: the %d-element vector sums to %d, expected %d",
-                  BIG, (int)h.big_sum, BIG * (BIG + 1) / 2);
+        CHECK_MSG(h.big_sum == BIG * (BIG + 1) / 2 - (BIG_SKIP + 1),
+                  "typed stream waits: the %d-element vector sums to %d, expected %d", BIG, (int)h.big_sum,
+                  BIG * (BIG + 1) / 2 - (BIG_SKIP + 1));
         check_note("typed stream waits (%s): short LT, ushort GT, int32 _all with an excluded element, uint64 "
-                   "_all_vector EQ, int64 EQ, int32 _all_vector EQ of 600: each passed once PE %d stored, with the "
+                   "_all_vector EQ, int64 EQ, int32 _all_vector EQ of 600 with element 300 excluded: each passed once "
+                   "PE %d stored, with the "
                    "values stored",
                    on_gpu ? "on the GPU" : "on the host", writer);
     }

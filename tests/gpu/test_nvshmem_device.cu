@@ -227,7 +227,7 @@ static void check_stream_forms(void)
     int *sym = (int *)nvshmem_malloc(8 * N * sizeof(int)), *src = NULL, h[N], hs[N];
     uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t)), hsig = 0;
     int *flags = (int *)nvshmem_calloc(2, sizeof(int));
-    int right = (me + 1) % npes, left = (me + npes - 1) % npes, want_flags[2] = {4, 9};
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes, want_flags[2] = {4, 9}, *d_want = NULL;
     cudaStream_t s;
 
     CHECK(sym != NULL && sig != NULL && flags != NULL);
@@ -237,6 +237,8 @@ static void check_stream_forms(void)
     CUDA_OK(cudaMemset(sym, 0, 8 * N * sizeof(int)));
     CUDA_OK(cudaMemcpy(sym + 4 * N, hs, sizeof(hs), cudaMemcpyHostToDevice));
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CUDA_OK(cudaMalloc(&d_want, sizeof(want_flags)));
+    CUDA_OK(cudaMemcpy(d_want, want_flags, sizeof(want_flags), cudaMemcpyHostToDevice));
     CUDA_OK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
     nvshmemx_int_put_nbi_on_stream(sym, src, N, right, s);
@@ -249,7 +251,8 @@ static void check_stream_forms(void)
     nvshmemx_int_p_on_stream(&flags[0], want_flags[0], right, s);
     nvshmemx_int_p_on_stream(&flags[1], want_flags[1], right, s);
     nvshmemx_uint64_wait_until_on_stream(sig, NVSHMEM_CMP_EQ, 3, s);
-    nvshmemx_int_wait_until_all_vector_on_stream(flags, 2, NULL, NVSHMEM_CMP_EQ, want_flags, s);
+    /* cmp_values in device memory, as NVSHMEM programs pass them: read when the wait runs */
+    nvshmemx_int_wait_until_all_vector_on_stream(flags, 2, NULL, NVSHMEM_CMP_EQ, d_want, s);
     nvshmemx_barrier_all_on_stream(s);
     CUDA_OK(cudaStreamSynchronize(s));
     CUDA_OK(cudaMemcpy(&hsig, sig, sizeof(hsig), cudaMemcpyDeviceToHost));
@@ -266,6 +269,7 @@ static void check_stream_forms(void)
     nvshmem_barrier_all();
     CUDA_OK(cudaStreamDestroy(s));
     CUDA_OK(cudaFree(src));
+    CUDA_OK(cudaFree(d_want));
     nvshmem_free(flags);
     nvshmem_free(sig);
     nvshmem_free(sym);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nvshmem.h"
 #include "nvshmemx.h"
@@ -297,7 +298,41 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     int init = 0, fin = 0, rank = 0, size = 0;
 
-    CHECK_MSG(strcmp(mode, "init") == 0 || strcmp(mode, "comm") == 0, "usage: test_nvshmem init|comm");
+    CHECK_MSG(strcmp(mode, "init") == 0 || strcmp(mode, "comm") == 0 || strcmp(mode, "env") == 0,
+              "usage: test_nvshmem init|comm|env");
+    if (strcmp(mode, "env") == 0) {
+        /* NVSHMEM_VERSION and NVSHMEM_INFO (the test's environment sets
+         * them, NVSHMEM_SYMMETRIC_SIZE=48m and NVSHMEM_DISABLE_NVLS=1):
+         * PE 0's init output, read back from a file standing in for stdout. */
+        char path[] = "/tmp/shoal-nvenv-XXXXXX", buf[65536] = "";
+        int fd = mkstemp(path), saved = dup(1);
+        size_t used = 0, limit = 0;
+        CHECK(fd >= 0 && saved >= 0);
+        fflush(stdout);
+        CHECK(dup2(fd, 1) == 1);
+        nvshmem_init();
+        fflush(stdout);
+        CHECK(dup2(saved, 1) == 1);
+        close(saved);
+        CHECK(lseek(fd, 0, SEEK_SET) == 0);
+        ssize_t got = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        unlink(path);
+        buf[got > 0 ? got : 0] = '\0';
+        CHECK_EQ_INT(nvshmemx_heap_stats(&used, NULL, &limit), 0);
+        CHECK_MSG(limit == (size_t)48 << 20, "NVSHMEM_SYMMETRIC_SIZE=48m: the heap's limit is %zu", limit);
+        if (nvshmem_my_pe() == 0) {
+            CHECK_CONTAINS(buf, "NVSHMEM 3.0.0's API (OpenSHMEM 1.3), carried by shoal");
+            CHECK_CONTAINS(buf, "NVSHMEM_SYMMETRIC_SIZE=48m: the symmetric heap's size");
+            CHECK_CONTAINS(buf, "NVSHMEM_DISABLE_NVLS=1: ignored: shoal has no such setting");
+            CHECK_CONTAINS(buf, "SHOAL_HEAP_SIZE"); /* shoal's own settings follow */
+            check_note("NVSHMEM_INFO: version, each NVSHMEM variable with what shoal does, shoal's settings");
+        } else
+            CHECK_MSG(buf[0] == '\0', "PE %d printed at init: %.200s", nvshmem_my_pe(), buf);
+        check_verdict_pass();
+        nvshmem_finalize();
+        return 0;
+    }
     if (strcmp(mode, "init") == 0) {
         int major = 0, minor = -1, level = 0, provided = -1;
         char name[NVSHMEM_MAX_NAME_LEN];
