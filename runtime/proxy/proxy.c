@@ -579,9 +579,14 @@ int shoal__proxy_drain(shoal_t sh, const char *call)
     for (;;) {
         uint64_t h = atomic_load_explicit(&px->served, memory_order_acquire);
         shoal_dev_proxy_req_t *s = &px->slots[h % SHOAL_DEVICE_PROXY_SLOTS];
-        /* Barriers in progress are not waited for: each quieted before it
-         * met, and its kernel waits for it. */
-        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ((h << 2) | SHOAL_DEVICE_PROXY_POSTED) &&
+        uint64_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+        /* Done when ticket h was never posted: its slot still holds an
+         * older ticket (an answer not yet read) or is free for h. A slot
+         * already answered (DONE h) or freed for h + SLOTS means the proxy
+         * served h and has not yet published served: look again. Barriers
+         * in progress are not waited for: each quieted before it met, and
+         * its kernel waits for it. */
+        if (((st >> 2) < h || st == ((h << 2) | SHOAL_DEVICE_PROXY_FREE)) &&
             atomic_load_explicit(&px->served, memory_order_acquire) == h)
             break;
         if (__atomic_load_n((volatile unsigned *)&px->pinned[1], __ATOMIC_ACQUIRE) != 0)

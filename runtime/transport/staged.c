@@ -66,8 +66,10 @@ static int staged_wait_put(shoal_t sh, const char *call, int pe, uint64_t t)
     shoal__stage_slot_t *slot = &shoal__stage_ring(sh, pe)->slot[t % SHOAL__STAGE_SLOTS];
     unsigned spins = 0;
     while (atomic_load_explicit(&slot->seq, memory_order_acquire) < t + SHOAL__STAGE_SLOTS) {
+        /* The state is t's only if seq still says t once it was read. */
         if (atomic_load_explicit(&slot->seq, memory_order_acquire) == t &&
-            atomic_load_explicit(&slot->state, memory_order_acquire) == SHOAL__SLOT_FAILED) {
+            atomic_load_explicit(&slot->state, memory_order_acquire) == SHOAL__SLOT_FAILED &&
+            atomic_load_explicit(&slot->seq, memory_order_acquire) == t) {
             atomic_store_explicit(&slot->state, SHOAL__SLOT_EMPTY, memory_order_relaxed);
             atomic_store_explicit(&slot->seq, t + SHOAL__STAGE_SLOTS, memory_order_release);
             return shoal__error(sh, SHOAL_ERR_CUDA, call,
@@ -231,10 +233,14 @@ static int staged_quiet(shoal_t sh, const char *call)
         uint64_t t;
         int rc;
         if (sh->pe_node[pe] != sh->node_id) continue;
-        t = atomic_exchange_explicit(&st->last[pe], 0, memory_order_acq_rel);
+        /* Cleared only once waited for, and only if no later put raised
+         * it meanwhile: another thread's quiet (the device proxy's) at the
+         * same time waits for the same ticket rather than returning early. */
+        t = atomic_load_explicit(&st->last[pe], memory_order_acquire);
         if (t == 0) continue;
         rc = staged_wait_put(sh, call, pe, t - 1);
         if (rc != SHOAL_SUCCESS) return rc;
+        atomic_compare_exchange_strong_explicit(&st->last[pe], &t, 0, memory_order_acq_rel, memory_order_relaxed);
     }
     return SHOAL_SUCCESS;
 }

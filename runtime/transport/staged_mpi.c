@@ -112,6 +112,10 @@ static int remote_wait_put(shoal_t sh, const char *call, int pe, uint64_t t)
         SHOAL__TRY(rc, out, remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
         if (seq >= t + SHOAL__STAGE_SLOTS) break;
         SHOAL__TRY(rc, out, remote_u32(sh, call, pe, SLOT_DISP(t, state), &state));
+        /* The state read after seq may already be a later ticket's: it is
+         * t's only if seq still says t. */
+        if (seq == t && state == SHOAL__SLOT_FAILED)
+            SHOAL__TRY(rc, out, remote_u64(sh, call, pe, SLOT_DISP(t, seq), &seq));
         if (seq == t && state == SHOAL__SLOT_FAILED) {
             uint32_t empty = SHOAL__SLOT_EMPTY;
             uint64_t next = t + SHOAL__STAGE_SLOTS;
@@ -279,10 +283,15 @@ static int staged_mpi_quiet(shoal_t sh, const char *call)
         uint64_t t;
         int rc;
         if (sh->pe_node[pe] == sh->node_id) continue;
-        t = atomic_exchange_explicit(&st->last[pe], 0, memory_order_acq_rel);
+        /* Cleared only once waited for, and only if no later put raised
+         * it meanwhile: a quiet of another thread (the device proxy's)
+         * that runs at the same time waits for the same ticket rather
+         * than finding none and returning early. */
+        t = atomic_load_explicit(&st->last[pe], memory_order_acquire);
         if (t == 0) continue;
         rc = remote_wait_put(sh, call, pe, t - 1);
         if (rc != SHOAL_SUCCESS) return rc;
+        atomic_compare_exchange_strong_explicit(&st->last[pe], &t, 0, memory_order_acq_rel, memory_order_relaxed);
     }
     return SHOAL_SUCCESS;
 }
