@@ -79,20 +79,11 @@ static int shoal__wait_stream_call(shoal_t sh, const char *call, const void *iva
                                    bool sgn, const int *status, int cmp, const void *values, bool vector,
                                    cudaStream_t stream)
 {
-    shoal__wait_spec_t w = {.ivars = ivars,
-                            .nelems = nelems,
-                            .size = size,
-                            .is_signed = sgn,
-                            .status = status,
-                            .cmp = cmp,
-                            .values = values,
-                            .vector = vector,
-                            .kind = SHOAL__WAIT_ALL,
-                            .block = true};
+    shoal__wait_spec_t w =
+        shoal__wait_spec(ivars, nelems, size, sgn, status, cmp, values, vector, SHOAL__WAIT_ALL, true);
     return shoal__wait_on_stream(sh, call, &w, stream);
 }
 
-#define SHOAL__SIGNED(T) ((T)-1 < (T)1) /* not "< 0": always false, says -Wtype-limits, for unsigned T */
 #define SHOAL__WAIT_STREAM_DEF(T, N)                                                                                   \
     int shoal_##N##_wait_until_on_stream(shoal_t sh, T *ivar, int cmp, T value, cudaStream_t stream)                   \
     {                                                                                                                  \
@@ -116,7 +107,6 @@ static int shoal__wait_stream_call(shoal_t sh, const char *call, const void *iva
     }
 SHOAL_WAIT_TYPES(SHOAL__WAIT_STREAM_DEF)
 #undef SHOAL__WAIT_STREAM_DEF
-#undef SHOAL__SIGNED
 
 #define SHOAL__TYPED_STREAM_DEF(T, N)                                                                                  \
     int shoal_##N##_put_on_stream(shoal_t sh, T *dest, const T *src, size_t nelems, int pe, cudaStream_t stream)       \

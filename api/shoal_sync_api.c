@@ -167,20 +167,10 @@ static int shoal__wait_call(shoal_t sh, const char *call, const void *ivars, siz
                             const int *status, int cmp, const void *values, bool vector, int kind, bool block,
                             int *flag_p, size_t *index_p, size_t *indices, size_t *count_p)
 {
-    shoal__wait_spec_t w = {.ivars = ivars,
-                            .nelems = nelems,
-                            .size = size,
-                            .is_signed = sgn,
-                            .status = status,
-                            .cmp = cmp,
-                            .values = values,
-                            .vector = vector,
-                            .kind = kind,
-                            .block = block};
+    shoal__wait_spec_t w = shoal__wait_spec(ivars, nelems, size, sgn, status, cmp, values, vector, kind, block);
     return shoal__wait_until(sh, call, &w, flag_p, index_p, indices, count_p, NULL);
 }
 
-#define SHOAL__SIGNED(T) ((T)-1 < (T)1) /* not "< 0": always false, says -Wtype-limits, for unsigned T */
 #define SHOAL__WAIT_DEF(T, N)                                                                                          \
     int shoal_##N##_wait_until(shoal_t sh, T *ivar, int cmp, T value)                                                  \
     {                                                                                                                  \

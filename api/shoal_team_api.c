@@ -175,29 +175,18 @@ int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *src, ptrdiff_t
     return shoal__coll_run(team, "shoal_alltoallsmem", &a);
 }
 
-#define SHOAL__REDUCE_DEF1(T, N, OP)                                                                                   \
-    int shoal_##N##_##OP##_reduce(shoal_team_t team, T *dest, const T *src, size_t nreduce)                            \
+/* A reduction (TC REDUCE, NAME reduce) or reduce-scatter. */
+#define SHOAL__REDUCE_DEF2(T, N, OP, TC, NAME)                                                                         \
+    int shoal_##N##_##OP##_##NAME(shoal_team_t team, T *dest, const T *src, size_t nreduce)                            \
     {                                                                                                                  \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_REDUCE,                                                                \
-                                .dt = SHOAL__DT_##N,                                                                   \
-                                .op = SHOAL__OP_##OP,                                                                  \
-                                .dest = dest,                                                                          \
-                                .src = src,                                                                            \
-                                .nelems = nreduce};                                                                    \
-        SHOAL__TEAM_ENTER(team, "shoal_" #N "_" #OP "_reduce");                                                        \
-        return shoal__coll_run(team, "shoal_" #N "_" #OP "_reduce", &a);                                               \
-    }                                                                                                                  \
-    int shoal_##N##_##OP##_reducescatter(shoal_team_t team, T *dest, const T *src, size_t nreduce)                     \
-    {                                                                                                                  \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_REDUCESCATTER,                                                         \
-                                .dt = SHOAL__DT_##N,                                                                   \
-                                .op = SHOAL__OP_##OP,                                                                  \
-                                .dest = dest,                                                                          \
-                                .src = src,                                                                            \
-                                .nelems = nreduce};                                                                    \
-        SHOAL__TEAM_ENTER(team, "shoal_" #N "_" #OP "_reducescatter");                                                 \
-        return shoal__coll_run(team, "shoal_" #N "_" #OP "_reducescatter", &a);                                        \
+        shoal__coll_args_t a =                                                                                         \
+            {.tc = TC, .dt = SHOAL__DT_##N, .op = SHOAL__OP_##OP, .dest = dest, .src = src, .nelems = nreduce};        \
+        SHOAL__TEAM_ENTER(team, "shoal_" #N "_" #OP "_" #NAME);                                                        \
+        return shoal__coll_run(team, "shoal_" #N "_" #OP "_" #NAME, &a);                                               \
     }
+#define SHOAL__REDUCE_DEF1(T, N, OP)                                                                                   \
+    SHOAL__REDUCE_DEF2(T, N, OP, SHOAL__TC_REDUCE, reduce)                                                             \
+    SHOAL__REDUCE_DEF2(T, N, OP, SHOAL__TC_REDUCESCATTER, reducescatter)
 #define SHOAL__REDUCE_BIT_DEF(T, N)                                                                                    \
     SHOAL__REDUCE_DEF1(T, N, and) SHOAL__REDUCE_DEF1(T, N, or) SHOAL__REDUCE_DEF1(T, N, xor)
 #define SHOAL__REDUCE_ARITH_DEF(T, N)                                                                                  \

@@ -121,31 +121,19 @@ int shoal_alltoallsmem_on_stream(shoal_team_t team, void *dest, const void *src,
     return shoal__coll_stream_api(team, "shoal_alltoallsmem_on_stream", &a, stream);
 }
 
-#define SHOAL__REDUCE_STREAM_DEF1(T, N, OP)                                                                            \
-    int shoal_##N##_##OP##_reduce_on_stream(shoal_team_t team, T *dest, const T *src, size_t nreduce,                  \
-                                            cudaStream_t stream)                                                       \
+/* A reduction (TC REDUCE, NAME reduce) or reduce-scatter on a stream. */
+#define SHOAL__REDUCE_STREAM_DEF2(T, N, OP, TC, NAME)                                                                  \
+    int shoal_##N##_##OP##_##NAME##_on_stream(shoal_team_t team, T *dest, const T *src, size_t nreduce,                \
+                                              cudaStream_t stream)                                                     \
     {                                                                                                                  \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_REDUCE,                                                                \
-                                .dt = SHOAL__DT_##N,                                                                   \
-                                .op = SHOAL__OP_##OP,                                                                  \
-                                .dest = dest,                                                                          \
-                                .src = src,                                                                            \
-                                .nelems = nreduce};                                                                    \
-        SHOAL__TEAM_ENTER(team, "shoal_" #N "_" #OP "_reduce_on_stream");                                              \
-        return shoal__coll_stream_api(team, "shoal_" #N "_" #OP "_reduce_on_stream", &a, stream);                      \
-    }                                                                                                                  \
-    int shoal_##N##_##OP##_reducescatter_on_stream(shoal_team_t team, T *dest, const T *src, size_t nreduce,           \
-                                                   cudaStream_t stream)                                                \
-    {                                                                                                                  \
-        shoal__coll_args_t a = {.tc = SHOAL__TC_REDUCESCATTER,                                                         \
-                                .dt = SHOAL__DT_##N,                                                                   \
-                                .op = SHOAL__OP_##OP,                                                                  \
-                                .dest = dest,                                                                          \
-                                .src = src,                                                                            \
-                                .nelems = nreduce};                                                                    \
-        SHOAL__TEAM_ENTER(team, "shoal_" #N "_" #OP "_reducescatter_on_stream");                                       \
-        return shoal__coll_stream_api(team, "shoal_" #N "_" #OP "_reducescatter_on_stream", &a, stream);               \
+        shoal__coll_args_t a =                                                                                         \
+            {.tc = TC, .dt = SHOAL__DT_##N, .op = SHOAL__OP_##OP, .dest = dest, .src = src, .nelems = nreduce};        \
+        SHOAL__TEAM_ENTER(team, "shoal_" #N "_" #OP "_" #NAME "_on_stream");                                           \
+        return shoal__coll_stream_api(team, "shoal_" #N "_" #OP "_" #NAME "_on_stream", &a, stream);                   \
     }
+#define SHOAL__REDUCE_STREAM_DEF1(T, N, OP)                                                                            \
+    SHOAL__REDUCE_STREAM_DEF2(T, N, OP, SHOAL__TC_REDUCE, reduce)                                                      \
+    SHOAL__REDUCE_STREAM_DEF2(T, N, OP, SHOAL__TC_REDUCESCATTER, reducescatter)
 #define SHOAL__REDUCE_STREAM_BIT(T, N)                                                                                 \
     SHOAL__REDUCE_STREAM_DEF1(T, N, and) SHOAL__REDUCE_STREAM_DEF1(T, N, or) SHOAL__REDUCE_STREAM_DEF1(T, N, xor)
 #define SHOAL__REDUCE_STREAM_ARITH(T, N)                                                                               \

@@ -1150,29 +1150,59 @@ SHOAL_REDUCE_ARITH_TYPES(NV__REDUCE_ARITH_DEF)
 /* ------------------------------------------------------------ streams */
 
 #if SHOAL_HAVE_CUDA && defined(SHOAL_NVSHMEM_STREAMS)
-void nvshmemx_putmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream)
-{
-    nv__need("nvshmemx_putmem_on_stream");
-    NV__OK("nvshmemx_putmem_on_stream", shoal_put_on_stream(nv__sh, dest, source, bytes, pe, stream));
-}
+/* RMA on a stream. An _nbi form is the same stream operation (it never
+ * blocks the host where the copy engine carries it). SUFFIX: nothing or
+ * _nbi. */
+#define NV__MEM_STREAM_DEF(SUFFIX)                                                                                     \
+    void nvshmemx_putmem##SUFFIX##_on_stream(void *dest, const void *source, size_t bytes, int pe,                     \
+                                             cudaStream_t stream)                                                      \
+    {                                                                                                                  \
+        static const char *call = "nvshmemx_putmem" #SUFFIX "_on_stream";                                              \
+        nv__need(call);                                                                                                \
+        NV__OK(call, shoal_put_on_stream(nv__sh, dest, source, bytes, pe, stream));                                    \
+    }                                                                                                                  \
+    void nvshmemx_getmem##SUFFIX##_on_stream(void *dest, const void *source, size_t bytes, int pe,                     \
+                                             cudaStream_t stream)                                                      \
+    {                                                                                                                  \
+        static const char *call = "nvshmemx_getmem" #SUFFIX "_on_stream";                                              \
+        nv__need(call);                                                                                                \
+        NV__OK(call, shoal_get_on_stream(nv__sh, dest, source, bytes, pe, stream));                                    \
+    }                                                                                                                  \
+    void nvshmemx_putmem_signal##SUFFIX##_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,  \
+                                                    uint64_t signal, int sig_op, int pe, cudaStream_t stream)          \
+    {                                                                                                                  \
+        static const char *call = "nvshmemx_putmem_signal" #SUFFIX "_on_stream";                                       \
+        nv__need(call);                                                                                                \
+        NV__OK(call, shoal_put_signal_on_stream(nv__sh, dest, source, bytes, sig_addr, signal, sig_op, pe, stream));   \
+    }
+NV__MEM_STREAM_DEF()
+NV__MEM_STREAM_DEF(_nbi)
+#undef NV__MEM_STREAM_DEF
 
-void nvshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream)
-{
-    nv__need("nvshmemx_getmem_on_stream");
-    NV__OK("nvshmemx_getmem_on_stream", shoal_get_on_stream(nv__sh, dest, source, bytes, pe, stream));
-}
-
+#define NV__TYPED_STREAM_DEF(T, N, SUFFIX)                                                                             \
+    void nvshmemx_##N##_put##SUFFIX##_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream)  \
+    {                                                                                                                  \
+        static const char *call = "nvshmemx_" #N "_put" #SUFFIX "_on_stream";                                          \
+        nv__need(call);                                                                                                \
+        NV__OK(call, shoal_##N##_put_on_stream(nv__sh, dest, source, nelems, pe, stream));                             \
+    }                                                                                                                  \
+    void nvshmemx_##N##_get##SUFFIX##_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream)  \
+    {                                                                                                                  \
+        static const char *call = "nvshmemx_" #N "_get" #SUFFIX "_on_stream";                                          \
+        nv__need(call);                                                                                                \
+        NV__OK(call, shoal_##N##_get_on_stream(nv__sh, dest, source, nelems, pe, stream));                             \
+    }                                                                                                                  \
+    void nvshmemx_##N##_put_signal##SUFFIX##_on_stream(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,    \
+                                                       uint64_t signal, int sig_op, int pe, cudaStream_t stream)       \
+    {                                                                                                                  \
+        static const char *call = "nvshmemx_" #N "_put_signal" #SUFFIX "_on_stream";                                   \
+        nv__need(call);                                                                                                \
+        NV__OK(call, shoal_put_signal_on_stream(nv__sh, dest, source, nv__bytes(call, nelems, sizeof(T)), sig_addr,    \
+                                                signal, sig_op, pe, stream));                                          \
+    }
 #define NV__STREAM_DEF(T, N)                                                                                           \
-    void nvshmemx_##N##_put_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream)            \
-    {                                                                                                                  \
-        nv__need("nvshmemx_" #N "_put_on_stream");                                                                     \
-        NV__OK("nvshmemx_" #N "_put_on_stream", shoal_##N##_put_on_stream(nv__sh, dest, source, nelems, pe, stream));  \
-    }                                                                                                                  \
-    void nvshmemx_##N##_get_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream)            \
-    {                                                                                                                  \
-        nv__need("nvshmemx_" #N "_get_on_stream");                                                                     \
-        NV__OK("nvshmemx_" #N "_get_on_stream", shoal_##N##_get_on_stream(nv__sh, dest, source, nelems, pe, stream));  \
-    }                                                                                                                  \
+    NV__TYPED_STREAM_DEF(T, N, )                                                                                       \
+    NV__TYPED_STREAM_DEF(T, N, _nbi)                                                                                   \
     void nvshmemx_##N##_p_on_stream(T *dest, T value, int pe, cudaStream_t stream)                                     \
     {                                                                                                                  \
         nv__need("nvshmemx_" #N "_p_on_stream");                                                                       \
@@ -1180,82 +1210,34 @@ void nvshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int
     }
 NVSHMEM__RMA_TYPES(NV__STREAM_DEF)
 #undef NV__STREAM_DEF
+#undef NV__TYPED_STREAM_DEF
 
-void nvshmemx_putmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream)
-{
-    nv__need("nvshmemx_putmem_nbi_on_stream");
-    NV__OK("nvshmemx_putmem_nbi_on_stream", shoal_put_on_stream(nv__sh, dest, source, bytes, pe, stream));
-}
-
-void nvshmemx_getmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream)
-{
-    nv__need("nvshmemx_getmem_nbi_on_stream");
-    NV__OK("nvshmemx_getmem_nbi_on_stream", shoal_get_on_stream(nv__sh, dest, source, bytes, pe, stream));
-}
-
-#define NV__STREAM_NBI_DEF(T, N)                                                                                       \
-    void nvshmemx_##N##_put_nbi_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream)        \
+/* Sized forms: BITS of 8 to 128, counts in elements of BITS/8 bytes. */
+#define NV__SIZED_STREAM1(BITS, SUFFIX)                                                                                \
+    void nvshmemx_put##BITS##SUFFIX##_on_stream(void *dest, const void *source, size_t nelems, int pe,                 \
+                                                cudaStream_t stream)                                                   \
     {                                                                                                                  \
-        nv__need("nvshmemx_" #N "_put_nbi_on_stream");                                                                 \
-        NV__OK("nvshmemx_" #N "_put_nbi_on_stream",                                                                    \
-               shoal_##N##_put_on_stream(nv__sh, dest, source, nelems, pe, stream));                                   \
-    }                                                                                                                  \
-    void nvshmemx_##N##_get_nbi_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t stream)        \
-    {                                                                                                                  \
-        nv__need("nvshmemx_" #N "_get_nbi_on_stream");                                                                 \
-        NV__OK("nvshmemx_" #N "_get_nbi_on_stream",                                                                    \
-               shoal_##N##_get_on_stream(nv__sh, dest, source, nelems, pe, stream));                                   \
-    }                                                                                                                  \
-    void nvshmemx_##N##_put_signal_on_stream(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,              \
-                                             uint64_t signal, int sig_op, int pe, cudaStream_t stream)                 \
-    {                                                                                                                  \
-        nv__need("nvshmemx_" #N "_put_signal_on_stream");                                                              \
-        NV__OK("nvshmemx_" #N "_put_signal_on_stream",                                                                 \
-               shoal_put_signal_on_stream(nv__sh, dest, source,                                                        \
-                                          nv__bytes("nvshmemx_" #N "_put_signal_on_stream", nelems, sizeof(T)),        \
-                                          sig_addr, signal, sig_op, pe, stream));                                      \
-    }                                                                                                                  \
-    void nvshmemx_##N##_put_signal_nbi_on_stream(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,          \
-                                                 uint64_t signal, int sig_op, int pe, cudaStream_t stream)             \
-    {                                                                                                                  \
-        nv__need("nvshmemx_" #N "_put_signal_nbi_on_stream");                                                          \
-        NV__OK("nvshmemx_" #N "_put_signal_nbi_on_stream",                                                             \
-               shoal_put_signal_on_stream(nv__sh, dest, source,                                                        \
-                                          nv__bytes("nvshmemx_" #N "_put_signal_nbi_on_stream", nelems, sizeof(T)),    \
-                                          sig_addr, signal, sig_op, pe, stream));                                      \
-    }
-NVSHMEM__RMA_TYPES(NV__STREAM_NBI_DEF)
-#undef NV__STREAM_NBI_DEF
-
-#define NV__SIZED_STREAM1(BITS, SUFFIX, PUT, SHOAL_CALL)                                                               \
-    void nvshmemx_##PUT##BITS##SUFFIX##_on_stream(void *dest, const void *source, size_t nelems, int pe,               \
-                                                  cudaStream_t stream)                                                 \
-    {                                                                                                                  \
-        static const char *call = "nvshmemx_" #PUT #BITS #SUFFIX "_on_stream";                                         \
+        static const char *call = "nvshmemx_put" #BITS #SUFFIX "_on_stream";                                           \
         nv__need(call);                                                                                                \
-        NV__OK(call, SHOAL_CALL(nv__sh, dest, source, nv__bytes(call, nelems, BITS / 8), pe, stream));                 \
-    }
-#define NV__SIZED_STREAM_DEF(BITS)                                                                                     \
-    NV__SIZED_STREAM1(BITS, , put, shoal_put_on_stream)                                                                \
-    NV__SIZED_STREAM1(BITS, , get, shoal_get_on_stream)                                                                \
-    NV__SIZED_STREAM1(BITS, _nbi, put, shoal_put_on_stream)                                                            \
-    NV__SIZED_STREAM1(BITS, _nbi, get, shoal_get_on_stream)                                                            \
-    void nvshmemx_put##BITS##_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,      \
-                                               uint64_t signal, int sig_op, int pe, cudaStream_t stream)               \
-    {                                                                                                                  \
-        static const char *call = "nvshmemx_put" #BITS "_signal_on_stream";                                            \
-        nv__need(call);                                                                                                \
-        NV__OK(call, shoal_put_signal_on_stream(nv__sh, dest, source, nv__bytes(call, nelems, BITS / 8), sig_addr,     \
-                                                signal, sig_op, pe, stream));                                          \
+        NV__OK(call, shoal_put_on_stream(nv__sh, dest, source, nv__bytes(call, nelems, BITS / 8), pe, stream));        \
     }                                                                                                                  \
-    void nvshmemx_put##BITS##_signal_nbi_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,  \
-                                                   uint64_t signal, int sig_op, int pe, cudaStream_t stream)           \
+    void nvshmemx_get##BITS##SUFFIX##_on_stream(void *dest, const void *source, size_t nelems, int pe,                 \
+                                                cudaStream_t stream)                                                   \
     {                                                                                                                  \
-        static const char *call = "nvshmemx_put" #BITS "_signal_nbi_on_stream";                                        \
+        static const char *call = "nvshmemx_get" #BITS #SUFFIX "_on_stream";                                           \
+        nv__need(call);                                                                                                \
+        NV__OK(call, shoal_get_on_stream(nv__sh, dest, source, nv__bytes(call, nelems, BITS / 8), pe, stream));        \
+    }                                                                                                                  \
+    void nvshmemx_put##BITS##_signal##SUFFIX##_on_stream(void *dest, const void *source, size_t nelems,                \
+                                                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,      \
+                                                         cudaStream_t stream)                                          \
+    {                                                                                                                  \
+        static const char *call = "nvshmemx_put" #BITS "_signal" #SUFFIX "_on_stream";                                 \
         nv__need(call);                                                                                                \
         NV__OK(call, shoal_put_signal_on_stream(nv__sh, dest, source, nv__bytes(call, nelems, BITS / 8), sig_addr,     \
                                                 signal, sig_op, pe, stream));                                          \
     }
+#define NV__SIZED_STREAM_DEF(BITS) NV__SIZED_STREAM1(BITS, ) NV__SIZED_STREAM1(BITS, _nbi)
 NV__SIZED_STREAM_DEF(8)
 NV__SIZED_STREAM_DEF(16)
 NV__SIZED_STREAM_DEF(32)
@@ -1263,14 +1245,6 @@ NV__SIZED_STREAM_DEF(64)
 NV__SIZED_STREAM_DEF(128)
 #undef NV__SIZED_STREAM_DEF
 #undef NV__SIZED_STREAM1
-
-void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
-                                          uint64_t signal, int sig_op, int pe, cudaStream_t stream)
-{
-    nv__need("nvshmemx_putmem_signal_nbi_on_stream");
-    NV__OK("nvshmemx_putmem_signal_nbi_on_stream",
-           shoal_put_signal_on_stream(nv__sh, dest, source, bytes, sig_addr, signal, sig_op, pe, stream));
-}
 
 #define NV__WAIT_STREAM_DEF(T, N)                                                                                      \
     void nvshmemx_##N##_wait_until_on_stream(T *ivar, int cmp, T cmp_value, cudaStream_t stream)                       \
@@ -1295,14 +1269,6 @@ void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t
     }
 SHOAL_WAIT_TYPES(NV__WAIT_STREAM_DEF)
 #undef NV__WAIT_STREAM_DEF
-
-void nvshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal,
-                                      int sig_op, int pe, cudaStream_t stream)
-{
-    nv__need("nvshmemx_putmem_signal_on_stream");
-    NV__OK("nvshmemx_putmem_signal_on_stream",
-           shoal_put_signal_on_stream(nv__sh, dest, source, bytes, sig_addr, signal, sig_op, pe, stream));
-}
 
 void nvshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, cudaStream_t stream)
 {

@@ -55,6 +55,26 @@ typedef struct shoal__wait_spec {
     int kind; /* SHOAL__WAIT_* */
     bool block;
 } shoal__wait_spec_t;
+/* The spec of a wait on nelems elements of size bytes (sgn: signed). */
+static inline shoal__wait_spec_t shoal__wait_spec(const void *ivars, size_t nelems, size_t size, bool sgn,
+                                                  const int *status, int cmp, const void *values, bool vector, int kind,
+                                                  bool block)
+{
+    shoal__wait_spec_t w = {.ivars = ivars,
+                            .nelems = nelems,
+                            .size = size,
+                            .is_signed = sgn,
+                            .status = status,
+                            .cmp = cmp,
+                            .values = values,
+                            .vector = vector,
+                            .kind = kind,
+                            .block = block};
+    return w;
+}
+/* Is the integer type T signed? (Not "< 0": always false, says
+ * -Wtype-limits, for unsigned T.) */
+#define SHOAL__SIGNED(T) ((T)-1 < (T)1)
 SHOAL__HIDDEN int shoal__wait_until(shoal_t sh, const char *call, const shoal__wait_spec_t *w, int *flag_p,
                                     size_t *index_p, size_t *indices, size_t *count_p, void *seen_p);
 /* The argument checks of shoal__wait_until alone, for a blocking ALL wait

@@ -312,6 +312,25 @@ int shoal__coll_alltoalls(shoal_team_t t, const char *call, int dt, void *dest, 
     return shoal__coll_meet(t, call, kind, nelems, strides);
 }
 
+/* m elements at src of every member (loaded here), combined into buf. */
+static void shoal__reduce_combine_ls(shoal_team_t t, int dt, int op, char *buf, const char *src, size_t m)
+{
+    memcpy(buf, shoal__peer_addr(t->sh, src, t->pes[0]), m * shoal__dt_size(dt));
+    for (int i = 1; i < t->n_pes; i++) shoal__reduce_apply(dt, op, buf, shoal__peer_addr(t->sh, src, t->pes[i]), m);
+}
+
+/* A reduction's buffers: buf of a step, and acc of bytes where members'
+ * heaps are reached through the transports (*acc_p NULL where loaded). */
+static int shoal__reduce_buffers(shoal_team_t t, const char *call, size_t bytes, char **acc_p, char **buf_p)
+{
+    *buf_p = malloc(SHOAL__REDUCE_STEP_BYTES);
+    if (!t->ls_call) *acc_p = malloc(bytes);
+    if (*buf_p == NULL || (!t->ls_call && *acc_p == NULL))
+        return shoal__error(t->sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a reduction buffer of %zu bytes",
+                            t->ls_call ? (size_t)SHOAL__REDUCE_STEP_BYTES : bytes);
+    return SHOAL_SUCCESS;
+}
+
 /* Reduction where every member's heap is loaded and stored here: my share
  * of the elements, combined from every member's src, into every member's
  * dest. Shares are whole cache lines. */
@@ -326,9 +345,7 @@ static int shoal__reduce_ls(shoal_team_t t, int dt, int op, char *dest, const ch
     hi = lo + share < n ? lo + share : n;
     for (size_t at = lo; at < hi; at += step) {
         size_t m = hi - at < step ? hi - at : step, b = at * es;
-        memcpy(buf, shoal__peer_addr(sh, src + b, t->pes[0]), m * es);
-        for (int i = 1; i < t->n_pes; i++)
-            shoal__reduce_apply(dt, op, buf, shoal__peer_addr(sh, src + b, t->pes[i]), m);
+        shoal__reduce_combine_ls(t, dt, op, buf, src + b, m);
         for (int k = 0; k < t->n_pes; k++) memcpy(shoal__peer_addr(sh, dest + b, t->pes[k]), buf, m * es);
     }
     return SHOAL_SUCCESS;
@@ -367,13 +384,7 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
     hier = shoal__reduce_hier_ok(t) && shoal__in_heap(sh, dest, 1) && shoal__in_heap(sh, src, 1);
     rc = shoal__coll_bytes(sh, call, nreduce, es, &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, bytes, src, bytes, true);
-    if (rc == SHOAL_SUCCESS && bytes > 0 && !hier) {
-        buf = malloc(SHOAL__REDUCE_STEP_BYTES);
-        if (!t->ls_call) acc = malloc(bytes);
-        if (buf == NULL || (!t->ls_call && acc == NULL))
-            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a reduction buffer of %zu bytes",
-                              t->ls_call ? (size_t)SHOAL__REDUCE_STEP_BYTES : bytes);
-    }
+    if (rc == SHOAL_SUCCESS && bytes > 0 && !hier) rc = shoal__reduce_buffers(t, call, bytes, &acc, &buf);
     if (rc != SHOAL_SUCCESS) {
         rc = shoal__coll_fail(t, call, kind, nreduce, 0, rc);
         goto out;
@@ -405,14 +416,11 @@ out:
  * at a time in buf, into my dest. */
 static void shoal__reducescatter_ls(shoal_team_t t, int dt, int op, char *dest, const char *src, size_t n, char *buf)
 {
-    shoal_t sh = t->sh;
     size_t es = shoal__dt_size(dt), step = SHOAL__REDUCE_STEP_BYTES / es;
 
     for (size_t at = 0; at < n; at += step) {
         size_t m = n - at < step ? n - at : step, b = at * es;
-        memcpy(buf, shoal__peer_addr(sh, src + b, t->pes[0]), m * es);
-        for (int i = 1; i < t->n_pes; i++)
-            shoal__reduce_apply(dt, op, buf, shoal__peer_addr(sh, src + b, t->pes[i]), m);
+        shoal__reduce_combine_ls(t, dt, op, buf, src + b, m);
         memcpy(dest + b, buf, m * es);
     }
 }
@@ -436,13 +444,7 @@ int shoal__coll_reducescatter(shoal_team_t t, const char *call, int dt, int op, 
     rc = shoal__coll_bytes(sh, call, nreduce, es, &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_bytes(sh, call, bytes, (size_t)t->n_pes, &all);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, bytes, src, all, false);
-    if (rc == SHOAL_SUCCESS && bytes > 0) {
-        buf = malloc(SHOAL__REDUCE_STEP_BYTES);
-        if (!t->ls_call) acc = malloc(bytes);
-        if (buf == NULL || (!t->ls_call && acc == NULL))
-            rc = shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory for a reduction buffer of %zu bytes",
-                              t->ls_call ? (size_t)SHOAL__REDUCE_STEP_BYTES : bytes);
-    }
+    if (rc == SHOAL_SUCCESS && bytes > 0) rc = shoal__reduce_buffers(t, call, bytes, &acc, &buf);
     if (rc != SHOAL_SUCCESS) {
         rc = shoal__coll_fail(t, call, kind, nreduce, 0, rc);
         goto out;
