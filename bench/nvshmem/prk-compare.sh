@@ -14,7 +14,9 @@
 # (default: the system's MPICH); BUILDDIR: shoal's build folder (default
 # build, built with ninja); NP: PEs (default 2); the matrix is ORDER x ORDER
 # doubles (default 8192), transposed ITERATIONS times (default 20).
-# SHOAL_NVSHMEM_PROGRAMS names another folder of the programs. NVSHMEM's
+# SHOAL_NVSHMEM_PROGRAMS names another folder of the programs; VARIANTS
+# picks transposes (default "get put ptr a2a"); PRK_TIMEOUT bounds each run
+# in seconds (default 120). NVSHMEM's
 # runs start with its PMI bootstrap under MPICH's mpiexec.hydra, with
 # NVSHMEM_REMOTE_TRANSPORT=none and NVLink multicast off.
 set -euo pipefail
@@ -28,7 +30,8 @@ NV=${NV:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 ARCH=${ARCH:-sm_90}
 progs=${SHOAL_NVSHMEM_PROGRAMS:-$src/../shared/nvshmem-programs}/prk
-variants="get put ptr a2a"
+variants=${VARIANTS:-get put ptr a2a}
+run_limit=${PRK_TIMEOUT:-120}
 
 fail() { echo "prk-compare.sh: $*" >&2; exit 1; }
 [ -f "$progs/transpose-put-nvshmem.cu" ] || fail "no PRK transposes in $progs (set SHOAL_NVSHMEM_PROGRAMS)"
@@ -78,9 +81,9 @@ printf '%-24s %4s %6s %14s %14s %8s\n' transpose PEs order "shoal (ms)" "NVSHMEM
 rc=0
 for v in $variants; do
     name=transpose-$v-nvshmem
-    "$bin/oshrun" -n "$np" "$tmp/$name-shoal" "$iters" "$order" > "$tmp/$v-shoal.out" 2>&1 || true
+    timeout "$run_limit" "$bin/oshrun" -n "$np" "$tmp/$name-shoal" "$iters" "$order" > "$tmp/$v-shoal.out" 2>&1 || true
     LD_LIBRARY_PATH=$NV/lib:${LD_LIBRARY_PATH:-} NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP=PMI \
-        "$mpiexec" -n "$np" "$tmp/$name-nvshmem" "$iters" "$order" > "$tmp/$v-nvshmem.out" 2>&1 || true
+        timeout "$run_limit" "$mpiexec" -n "$np" "$tmp/$name-nvshmem" "$iters" "$order" > "$tmp/$v-nvshmem.out" 2>&1 || true
     if ! ts=$(avg_time "$tmp/$v-shoal.out") || [ -z "$ts" ]; then
         echo "$name: the shoal build did not validate:"; tail -15 "$tmp/$v-shoal.out"; rc=1; continue
     fi
