@@ -5,6 +5,15 @@
  * blocks need them, on every PE at once (allocation is collective), and
  * shoal_free gives back the chunks no block uses any more.
  *
+ * A growth maps the chunks a block lacks as few allocations ("extents"):
+ * each run of missing chunks the block covers whole is one allocation, and
+ * a chunk it covers in part (its first and last, which other blocks may
+ * share) is one of its own. An extent goes back whole, once no block uses
+ * any of it; as the block's whole chunks make it, freeing the block gives
+ * it back, as it would give back those chunks one by one. Every PE has the
+ * same extents (the same allocator decides the same growths and trims),
+ * and a node peer maps each of them with one import.
+ *
  * Node peers that load and store each other's heaps (the cuda_ipc
  * transport) map each other's chunks: each chunk is exported as a POSIX
  * file descriptor and passed over a Unix socket between the node's
@@ -14,9 +23,9 @@
  * peer_base, the device tables kernels read and the device proxy need no
  * change when it grows.
  *
- * It is asked for with SHOAL_HEAP_RESERVE=n. Where the driver or the GPU
+ * It is the default (SHOAL_HEAP_RESERVE=n). Where the driver or the GPU
  * (MIG, no VMM, no file descriptors), a PE's own socket, or
- * SHOAL_HEAP_RESERVE=y (the default) rule it out, the heap is the fixed
+ * SHOAL_HEAP_RESERVE=y rule it out, the heap is the fixed
  * one of runtime/heap/gpu.c: every PE agrees at init (shoal__vmm_plan)
  * and says so at INFO. Node peers that cannot reach each other's sockets
  * (separate network namespaces) fail init saying so. */
@@ -46,7 +55,7 @@ typedef struct shoal__vmm_peer {
     int ctrl_fd;                        /* its control area's descriptor, until cuda_ipc opens it; -1: none */
     CUdeviceptr base;                   /* its reservation here: heap, then control area */
     CUmemGenericAllocationHandle ctrl;  /* its control area, imported at init; 0: none */
-    CUmemGenericAllocationHandle *have; /* per chunk: imported and mapped here, or 0 */
+    CUmemGenericAllocationHandle *have; /* per extent's first chunk: imported and mapped here, or 0 */
 } shoal__vmm_peer_t;
 
 struct shoal__vmm {
@@ -71,9 +80,11 @@ struct shoal__vmm {
     size_t n_chunks;
     CUdeviceptr base;                   /* my reservation (heap_len + ctrl_len) */
     CUmemGenericAllocationHandle ctrl;  /* my control area */
-    CUmemGenericAllocationHandle *have; /* per chunk: mine, mapped, or 0 */
+    CUmemGenericAllocationHandle *have; /* per extent's first chunk: mine, mapped, or 0 */
+    size_t *head;                       /* per chunk: 1 + its extent's first chunk; 0: not mapped */
+    size_t *len;                        /* per extent's first chunk: its chunks */
     size_t n_mapped;                    /* chunks mapped */
-    size_t *fresh;                      /* chunks the last growth mapped, not yet shared */
+    size_t *fresh;                      /* extents (first chunks) the last growth mapped, not yet shared */
     size_t n_fresh;
     int listen_fd;           /* my socket, listening until the node's PEs connected */
     uint64_t seq;            /* exchanges with the node so far */
@@ -196,6 +207,8 @@ static void shoal__vmm_free(shoal__vmm_t *v)
     if (v == NULL) return;
     if (v->listen_fd >= 0) close(v->listen_fd);
     free(v->have);
+    free(v->head);
+    free(v->len);
     free(v->fresh);
     free(v->sock);
     free(v->peer);
@@ -288,10 +301,12 @@ int shoal__vmm_create(shoal_t sh, char **heap_base_p, char **ctrl_p)
     v->ctrl_len = (SHOAL__GPU_CTRL_BYTES + v->gran - 1) / v->gran * v->gran;
     v->n_chunks = v->heap_len / v->chunk;
     v->have = calloc(v->n_chunks, sizeof(*v->have));
+    v->head = calloc(v->n_chunks, sizeof(*v->head));
+    v->len = calloc(v->n_chunks, sizeof(*v->len));
     v->fresh = calloc(v->n_chunks, sizeof(*v->fresh));
     v->sock = malloc((size_t)sh->node_size * sizeof(int));
     v->peer = calloc((size_t)sh->node_size, sizeof(*v->peer));
-    if (v->have == NULL || v->fresh == NULL || v->sock == NULL || v->peer == NULL)
+    if (v->have == NULL || v->head == NULL || v->len == NULL || v->fresh == NULL || v->sock == NULL || v->peer == NULL)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     for (int r2 = 0; r2 < sh->node_size; r2++) {
         v->sock[r2] = -1;
@@ -515,17 +530,18 @@ static int shoal__vmm_take(shoal_t sh, const char *call, int r, size_t c, int fd
     close(fd);
     if (cr != CUDA_SUCCESS)
         return shoal__vmm_cu_error(sh, call, "cuMemImportFromShareableHandle (a node peer's heap)", cr);
-    cr = shoal__vmm_map_at(v, g->device, p->base + c * v->chunk, v->chunk, h);
+    /* Its extent at c is mine at c (every PE grew alike). */
+    cr = shoal__vmm_map_at(v, g->device, p->base + c * v->chunk, v->len[c] * v->chunk, h);
     if (cr != CUDA_SUCCESS) {
         v->release(h);
-        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot map PE %d's new heap chunk %zu here: %s", sh->node_pes[r],
-                            c, shoal__vmm_err(v, cr));
+        return shoal__error(sh, SHOAL_ERR_CUDA, call, "cannot map PE %d's new heap chunks %zu to %zu here: %s",
+                            sh->node_pes[r], c, c + v->len[c] - 1, shoal__vmm_err(v, cr));
     }
     p->have[c] = h;
     return SHOAL_SUCCESS;
 }
 
-/* Every node PE passes the given handles of its own (chunks idx[0..n), or
+/* Every node PE passes the given handles of its own (extents idx[0..n), or
  * its control area where idx is NULL) to every node peer, which takes
  * them. Pairwise rounds, a batch at a time: at most one batch of
  * descriptors is in flight per pair, and none is held long. Every round
@@ -642,15 +658,33 @@ bool shoal__heap_gpu_grow_needed(shoal_t sh, size_t lo, size_t hi)
     shoal__vmm_t *v = sh->gpu != NULL ? sh->gpu->vmm : NULL;
     if (v == NULL) return false;
     for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi; c++)
-        if (v->have[c] == 0) return true;
+        if (v->head[c] == 0) return true;
     return false;
+}
+
+/* The next extent a growth of [lo, hi) maps, from chunk *c on: its length
+ * (0: none left), *c moved past it. A chunk [lo, hi) covers in part is an
+ * extent of its own; a run of missing chunks it covers whole, one. */
+static size_t shoal__vmm_next_extent(const shoal__vmm_t *v, size_t *c, size_t lo, size_t hi)
+{
+    size_t end = (hi + v->chunk - 1) / v->chunk, whole_lo = (lo + v->chunk - 1) / v->chunk, whole_hi = hi / v->chunk;
+    size_t first, n = 1;
+
+    if (end > v->n_chunks) end = v->n_chunks;
+    while (*c < end && v->head[*c] != 0) ++*c;
+    if (*c >= end) return 0;
+    first = *c;
+    if (first >= whole_lo && first < whole_hi)
+        while (first + n < whole_hi && v->head[first + n] == 0) n++;
+    *c = first + n;
+    return n;
 }
 
 int shoal__heap_gpu_grow(shoal_t sh, const char *call, size_t lo, size_t hi, shoal__grow_report_t *rep)
 {
     struct shoal_gpu *g = sh->gpu;
     shoal__vmm_t *v = g->vmm;
-    size_t want = 0, free_b = 0, total_b = 0;
+    size_t want = 0, free_b = 0, total_b = 0, c = lo / v->chunk, n;
     CUresult cr = CUDA_SUCCESS;
     bool fault = false;
 
@@ -659,27 +693,27 @@ int shoal__heap_gpu_grow(shoal_t sh, const char *call, size_t lo, size_t hi, sho
         return shoal__error(sh, SHOAL_ERR_HEAP_EXHAUSTED, call,
                             "an earlier exchange of GPU heap handles with the node failed: the heap cannot grow "
                             "(free blocks, or run with SHOAL_HEAP_RESERVE=y)");
-    for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi; c++)
-        if (v->have[c] == 0) want += v->chunk;
-    for (size_t c = lo / v->chunk; c < v->n_chunks && c * v->chunk < hi && cr == CUDA_SUCCESS; c++) {
+    for (size_t k = lo / v->chunk; k < v->n_chunks && k * v->chunk < hi; k++)
+        if (v->head[k] == 0) want += v->chunk;
+    if (sh->fault_grows > 0) { /* SHOAL_FAULT=grow: as if the GPU were full */
+        sh->fault_grows--;
+        cr = CUDA_ERROR_OUT_OF_MEMORY;
+        fault = true;
+    }
+    while (cr == CUDA_SUCCESS && (n = shoal__vmm_next_extent(v, &c, lo, hi)) > 0) {
         CUmemGenericAllocationHandle h = 0;
-        if (v->have[c] != 0) continue;
-        if (sh->fault_grows > 0) { /* SHOAL_FAULT=grow: as if the GPU were full */
-            sh->fault_grows--;
-            cr = CUDA_ERROR_OUT_OF_MEMORY;
-            fault = true;
-            break;
-        }
-        cr = v->create(&h, v->chunk, &v->prop, 0);
+        size_t first = c - n;
+        cr = v->create(&h, n * v->chunk, &v->prop, 0);
         if (cr == CUDA_SUCCESS) {
-            cr = shoal__vmm_map_at(v, g->device, v->base + c * v->chunk, v->chunk, h);
+            cr = shoal__vmm_map_at(v, g->device, v->base + first * v->chunk, n * v->chunk, h);
             if (cr != CUDA_SUCCESS) v->release(h);
         }
-        if (cr == CUDA_SUCCESS) {
-            v->have[c] = h;
-            v->n_mapped++;
-            v->fresh[v->n_fresh++] = c;
-        }
+        if (cr != CUDA_SUCCESS) break;
+        v->have[first] = h;
+        v->len[first] = n;
+        for (size_t k = first; k < first + n; k++) v->head[k] = first + 1;
+        v->n_mapped += n;
+        v->fresh[v->n_fresh++] = first;
     }
     if (cr == CUDA_SUCCESS) return SHOAL_SUCCESS;
     /* What this growth mapped stays until the block goes back (the trim). */
@@ -703,36 +737,55 @@ int shoal__heap_gpu_grow_share(shoal_t sh, const char *call)
     return rc;
 }
 
-/* Chunks wholly inside the free span [lo, hi) go back: mine and my mapping
- * of every peer's (all PEs give back the same ones, in the same free). */
+/* Give back the extent at chunk c: every peer's mapping of it here, then
+ * mine. */
+static void shoal__vmm_drop(shoal_t sh, shoal__vmm_t *v, size_t c)
+{
+    size_t n = v->len[c];
+    for (int r = 0; r < sh->node_size; r++) {
+        shoal__vmm_peer_t *p = &v->peer[r];
+        if (p->have == NULL || p->have[c] == 0) continue;
+        v->unmap(p->base + c * v->chunk, n * v->chunk);
+        v->release(p->have[c]);
+        p->have[c] = 0;
+    }
+    v->unmap(v->base + c * v->chunk, n * v->chunk);
+    v->release(v->have[c]);
+    v->have[c] = 0;
+    v->len[c] = 0;
+    for (size_t k = c; k < c + n; k++) v->head[k] = 0;
+    v->n_mapped -= n;
+}
+
+/* Extents wholly inside the free span [lo, hi) go back: mine and my
+ * mapping of every peer's (all PEs give back the same ones, in the same
+ * free). */
 void shoal__heap_gpu_trim(shoal_t sh, size_t lo, size_t hi)
 {
     struct shoal_gpu *g = sh->gpu;
     shoal__vmm_t *v = g != NULL ? g->vmm : NULL;
     size_t first, end;
+    bool synced = false;
 
     if (v == NULL) return;
     first = (lo + v->chunk - 1) / v->chunk;
-
     if (hi >= sh->alloc.size) hi = v->heap_len; /* the tail past the limit holds no block */
     end = hi / v->chunk;
-    if (first >= end) return;
-    /* No copy may still use a chunk: this PE's GPU work ends first (the
-     * application's streams too; the driver does not wait in cuMemUnmap). */
-    if (cudaDeviceSynchronize() != cudaSuccess) cudaGetLastError();
-    for (size_t c = first; c < end && c < v->n_chunks; c++) {
-        for (int r = 0; r < sh->node_size; r++) {
-            shoal__vmm_peer_t *p = &v->peer[r];
-            if (p->have == NULL || p->have[c] == 0) continue;
-            v->unmap(p->base + c * v->chunk, v->chunk);
-            v->release(p->have[c]);
-            p->have[c] = 0;
+    if (end > v->n_chunks) end = v->n_chunks;
+    for (size_t c = first; c < end;) {
+        size_t n = v->len[c];
+        if (v->head[c] != c + 1) { /* not mapped, or inside an extent that starts before the span */
+            c++;
+            continue;
         }
-        if (v->have[c] == 0) continue;
-        v->unmap(v->base + c * v->chunk, v->chunk);
-        v->release(v->have[c]);
-        v->have[c] = 0;
-        v->n_mapped--;
+        if (c + n > end) break; /* reaches past the span: it stays, and nothing after it is inside */
+        /* No copy may still use it: this PE's GPU work ends first (the
+         * application's streams too; the driver does not wait in
+         * cuMemUnmap). */
+        if (!synced && cudaDeviceSynchronize() != cudaSuccess) cudaGetLastError();
+        synced = true;
+        shoal__vmm_drop(sh, v, c);
+        c += n;
     }
     cudaGetLastError();
 }
@@ -755,7 +808,7 @@ void shoal__vmm_destroy(shoal_t sh)
         shoal__vmm_peer_t *p = &v->peer[r];
         for (size_t c = 0; p->have != NULL && c < v->n_chunks; c++)
             if (p->have[c] != 0) {
-                v->unmap(p->base + c * v->chunk, v->chunk);
+                v->unmap(p->base + c * v->chunk, v->len[c] * v->chunk);
                 v->release(p->have[c]);
             }
         if (p->open) v->unmap(p->base + v->heap_len, v->ctrl_len);
@@ -766,7 +819,7 @@ void shoal__vmm_destroy(shoal_t sh)
     }
     for (size_t c = 0; v->have != NULL && c < v->n_chunks; c++)
         if (v->have[c] != 0) {
-            v->unmap(v->base + c * v->chunk, v->chunk);
+            v->unmap(v->base + c * v->chunk, v->len[c] * v->chunk);
             v->release(v->have[c]);
         }
     if (v->ctrl != 0) {

@@ -137,7 +137,19 @@ static void grow(bool fixed)
                   gpu_pes);
     check_note("%zu bytes per PE in %d steps crossed exactly; the GPU's free memory fell by %zu (%d PEs on it)", total,
                STEPS, free0 - free1, gpu_pes);
-    for (int k = STEPS - 1; k >= 0; k--) SH_OK(sh, shoal_free(sh, b[k]));
+    /* A block between two live ones gives back the chunks it covers whole
+     * (one allocation for them all, since one growth mapped them). */
+    if (!fixed) {
+        size_t before = stats().mapped, after;
+        SH_OK(sh, shoal_free(sh, b[3]));
+        after = stats().mapped;
+        CHECK_MSG(after < before && before - after + 2 * s.chunk >= sizes[3] && before - after <= sizes[3],
+                  "freeing a block of %zu between two live ones: mapped %zu -> %zu (chunks of %zu)", sizes[3], before,
+                  after, s.chunk);
+        b[3] = NULL;
+    }
+    for (int k = STEPS - 1; k >= 0; k--)
+        if (b[k] != NULL) SH_OK(sh, shoal_free(sh, b[k]));
     SH_OK(sh, shoal_barrier_all(sh));
     if (!fixed) {
         size_t free2 = gpu_free();
