@@ -11,7 +11,7 @@
  *   g 8 B, round trip           a kernel's shoal_dev_longlong_g    vs the host's shoal_longlong_g
  *   fetch_add 8 B, round trip   shoal_dev_..._atomic_fetch_add     vs shoal_..._atomic_fetch_add
  *   p 8 B, pipelined + quiet    n p's then shoal_dev_quiet(dev)    vs n shoal_longlong_p then shoal_quiet
- *   put 1 MiB, blocking         shoal_dev_put_block                vs shoal_put (device source)
+ *   put 1 MiB, 64 MiB, blocking shoal_dev_put_block                vs shoal_put (device source)
  *   barrier, every PE           shoal_dev_barrier_all_block        vs shoal_barrier_all
  */
 #include <stdio.h>
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
     CUDA_OK(cudaSetDevice(me % ndev));
     shoal_config_init(&cfg);
     cfg.heap_kind = SHOAL_HEAP_GPU;
-    cfg.heap_size = 64 * MiB;
+    cfg.heap_size = 96 * MiB;
     SH_OK(NULL, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
     SH_OK(sh, shoal_device_get(sh, &dev));
     const char *tp = "?";
@@ -135,12 +135,13 @@ int main(int argc, char **argv)
     if (me == 0) printf("shoal-bench-proxy: %d PEs, PE 0 -> PE 1 over %s, through the device proxy\n", npes, tp);
 
     long long *w = (long long *)shoal_calloc(sh, 16, sizeof(long long));
-    char *dst = (char *)shoal_malloc(sh, MiB), *src = NULL;
+    const size_t big = 64 * MiB;
+    char *dst = (char *)shoal_malloc(sh, big), *src = NULL;
     int *d_st = NULL;
     if (!w || !dst) SH_OK(sh, -1);
-    CUDA_OK(cudaMalloc(&src, MiB));
+    CUDA_OK(cudaMalloc(&src, big));
     CUDA_OK(cudaMalloc(&d_st, sizeof(int)));
-    CUDA_OK(cudaMemset(src, 0x5a, MiB));
+    CUDA_OK(cudaMemset(src, 0x5a, big));
     CUDA_OK(cudaDeviceSynchronize());
     SH_OK(sh, shoal_barrier_all(sh));
 
@@ -188,6 +189,17 @@ int main(int argc, char **argv)
         }
         check(d_st, "shoal_dev_put_block");
         row("put 1 MiB, blocking", MiB / ks / 1e9, MiB / hs / 1e9, "GB/s", "host shoal_put");
+
+        ks = hs = 1e9;
+        for (int r = 0; r < reps; r++) {
+            int n = quick ? 2 : 10;
+            ks = best(ks, timed([&] { put_kernel<<<1, 256>>>(dev, dst, src, big, n, d_st); }) / n);
+            t0 = MPI_Wtime();
+            for (int i = 0; i < n; i++) SH_OK(sh, shoal_put(sh, dst, src, big, 1));
+            hs = best(hs, (MPI_Wtime() - t0) / n);
+        }
+        check(d_st, "shoal_dev_put_block");
+        row("put 64 MiB, blocking", big / ks / 1e9, big / hs / 1e9, "GB/s", "host shoal_put");
     }
     SH_OK(sh, shoal_barrier_all(sh));
 
@@ -214,7 +226,7 @@ int main(int argc, char **argv)
     if (me == 1) {
         unsigned char h[2];
         long long c[2];
-        CUDA_OK(cudaMemcpy(h, dst + MiB - 2, 2, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(h, dst + big - 2, 2, cudaMemcpyDeviceToHost));
         CUDA_OK(cudaMemcpy(c, w + 8, sizeof(c), cudaMemcpyDeviceToHost));
         long long want = (long long)reps * (quick ? 500 : 5000);
         if (h[0] != 0x5a || h[1] != 0x5a || c[0] != want || c[1] != want) {
