@@ -24,11 +24,11 @@
  * change when it grows.
  *
  * It is the default (SHOAL_HEAP_RESERVE=n). Where the driver or the GPU
- * (MIG, no VMM, no file descriptors), a PE's own socket, or
- * SHOAL_HEAP_RESERVE=y rule it out, the heap is the fixed
- * one of runtime/heap/gpu.c: every PE agrees at init (shoal__vmm_plan)
- * and says so at INFO. Node peers that cannot reach each other's sockets
- * (separate network namespaces) fail init saying so. */
+ * (MIG, no VMM, no file descriptors), a PE's own socket, node peers in
+ * other network namespaces, or SHOAL_HEAP_RESERVE=y rule it out, the heap
+ * is the fixed one of runtime/heap/gpu.c: every PE agrees at init
+ * (shoal__vmm_plan) and says so at INFO. Node peers whose sockets still
+ * cannot reach each other fail init saying so. */
 #if SHOAL_HAVE_CUDA
 #include <errno.h>
 #include <poll.h>
@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,6 +216,28 @@ static void shoal__vmm_free(shoal__vmm_t *v)
     free(v);
 }
 
+/* Whether every PE of my node is in my network namespace, where their
+ * heap sockets (abstract names) reach each other; collective over the
+ * node. A namespace that cannot be read counts as a different one. */
+static int shoal__vmm_same_netns(shoal_t sh, bool *same)
+{
+    struct stat st;
+    /* As complements, so that one MIN gives the smallest and the largest. */
+    unsigned long long mine[2] = {0, ~0ULL}, all[2] = {0, 0};
+    int rc;
+
+    if (stat("/proc/self/ns/net", &st) == 0) {
+        unsigned long long id = (unsigned long long)st.st_ino ^ ((unsigned long long)st.st_dev << 40);
+        mine[0] = id;
+        mine[1] = ~id;
+    }
+    rc = MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, sh->node_comm);
+    if (rc != MPI_SUCCESS)
+        return shoal__mpi_error(sh, "shoal_init", "MPI_Allreduce (the node's network namespaces)", rc);
+    *same = all[0] == ~all[1] && all[0] != 0;
+    return SHOAL_SUCCESS;
+}
+
 int shoal__vmm_plan(shoal_t sh)
 {
     static const char *call = "shoal_init";
@@ -233,6 +256,23 @@ int shoal__vmm_plan(shoal_t sh)
         v->listen_fd = -1;
         if (shoal__vmm_probe(sh, v, why, sizeof(why)) && shoal__vmm_listen(v, sh->node_size + 1, why, sizeof(why)))
             mine[0] = 1;
+    }
+    /* Node peers in other network namespaces (containers that share IPC
+     * but not the network) cannot reach each other's sockets: the fixed
+     * heap, which CUDA IPC shares, serves them. Every PE of the node asks. */
+    if (sh->node_size > 1) {
+        bool same = true;
+        rc = shoal__vmm_same_netns(sh, &same);
+        if (rc != SHOAL_SUCCESS) {
+            shoal__vmm_free(v);
+            return rc;
+        }
+        if (!same && mine[0]) {
+            mine[0] = 0;
+            snprintf(why, sizeof(why),
+                     "the node's PEs are in different network namespaces, where the growing heap's sockets cannot "
+                     "reach each other");
+        }
     }
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
     mine[1] = total_b;
@@ -259,6 +299,11 @@ int shoal__vmm_plan(shoal_t sh)
     if (all[4] && all[1] > sh->heap_size) sh->heap_size = (size_t)all[1];
     v->gran = (size_t)~all[3];
     v->chunk = ((size_t)~all[2] + v->gran - 1) / v->gran * v->gran;
+    /* A heap smaller than a chunk maps no more than itself. */
+    {
+        size_t whole = (sh->heap_size + v->gran - 1) / v->gran * v->gran;
+        if (v->chunk > whole) v->chunk = whole;
+    }
     SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA,
                "GPU heap: growing, limit %zu bytes, chunks of %zu (granularity %zu), nothing taken at init",
                sh->heap_size, v->chunk, v->gran);
@@ -385,8 +430,8 @@ int shoal__vmm_connect(shoal_t sh, const char *const *names)
             if (err == 0) err = errno;
             close(fd);
             return shoal__error(sh, SHOAL_ERR_SYSTEM, call,
-                                "cannot connect to PE %d's socket for sharing its GPU heap (%s): %s; node peers in "
-                                "separate network namespaces need SHOAL_HEAP_RESERVE=y",
+                                "cannot connect to PE %d's socket for sharing its GPU heap (%s): %s; run with "
+                                "SHOAL_HEAP_RESERVE=y (a fixed heap, shared by CUDA IPC)",
                                 sh->node_pes[r], names[r], strerror(err));
         }
         v->sock[r] = fd;

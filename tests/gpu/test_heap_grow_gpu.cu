@@ -137,15 +137,28 @@ static void grow(bool fixed)
                   gpu_pes);
     check_note("%zu bytes per PE in %d steps crossed exactly; the GPU's free memory fell by %zu (%d PEs on it)", total,
                STEPS, free0 - free1, gpu_pes);
-    /* A block between two live ones gives back the chunks it covers whole
-     * (one allocation for them all, since one growth mapped them). */
+    /* A block between two live ones: the chunks it covers whole are one
+     * allocation (the driver's range of a byte in its middle), and freeing
+     * it gives back exactly that allocation. */
     if (!fixed) {
-        size_t before = stats().mapped, after;
+        typedef int (*range_fn)(unsigned long long *, size_t *, unsigned long long);
+        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        void *fn = NULL;
+        unsigned long long base = 0, mid = (unsigned long long)(uintptr_t)(b[3] + sizes[3] / 2);
+        unsigned long long lo = (unsigned long long)(uintptr_t)b[3], hi = lo + sizes[3];
+        size_t len = 0, before = stats().mapped, after;
+        CUDA_OK(cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &q));
+        CHECK(q == cudaDriverEntryPointSuccess && fn != NULL);
+        CHECK_MSG(((range_fn)fn)(&base, &len, mid) == 0, "cuMemGetAddressRange of a byte in a block failed");
+        CHECK_MSG(len > s.chunk && len % s.chunk == 0 && base >= lo && base - lo < s.chunk && base + len <= hi &&
+                      hi - (base + len) < s.chunk,
+                  "a block of %zu at %#llx: its middle lies in an allocation of %zu at %#llx (chunks of %zu)", sizes[3],
+                  lo, len, base, s.chunk);
         SH_OK(sh, shoal_free(sh, b[3]));
         after = stats().mapped;
-        CHECK_MSG(after < before && before - after + 2 * s.chunk >= sizes[3] && before - after <= sizes[3],
-                  "freeing a block of %zu between two live ones: mapped %zu -> %zu (chunks of %zu)", sizes[3], before,
-                  after, s.chunk);
+        CHECK_MSG(before - after == len,
+                  "freeing a block of %zu between two live ones: mapped %zu -> %zu, not %zu less", sizes[3], before,
+                  after, len);
         b[3] = NULL;
     }
     for (int k = STEPS - 1; k >= 0; k--)
