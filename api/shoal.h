@@ -309,6 +309,34 @@ SHOAL__ISIZED_DECL(128)
     X(size_t, size)                                                                                                    \
     X(ptrdiff_t, ptrdiff)
 
+/* NVSHMEM's 16-bit floating types, which OpenSHMEM does not have (the
+ * OpenSHMEM layer, api/shmem, carries none of their calls). C has no such
+ * types, so shoal's API carries their bits: shoal_half_t holds an IEEE 754
+ * binary16 (CUDA's half, __half), shoal_bfloat16_t a bfloat16 (the high 16
+ * bits of a float; CUDA's __nv_bfloat16). Each has the size, alignment and
+ * bits of CUDA's type, and is passed and returned by value as CUDA's type
+ * is: a pointer to an array of CUDA's type may be cast to one of shoal's.
+ * Kernels (shoal_device.cuh) take CUDA's types themselves. They have the
+ * RMA calls, the collectives and the arithmetic reductions (min, max, sum,
+ * prod), whose every step is computed in float and rounded to the nearest
+ * value, ties to even, as CUDA's own half and bfloat16 arithmetic rounds;
+ * min and max compare as floats and keep the chosen element's bits.
+ * X(TYPE, NAME). */
+typedef struct shoal_half {
+    uint16_t bits; /* sign, 5 exponent bits, 10 fraction bits */
+} shoal_half_t;
+typedef struct shoal_bfloat16 {
+    uint16_t bits; /* sign, 8 exponent bits, 7 fraction bits */
+} shoal_bfloat16_t;
+#define SHOAL_HALF_TYPES(X) X(shoal_half_t, half) X(shoal_bfloat16_t, bfloat16)
+/* Conversions: to float is exact; from float rounds to the nearest value,
+ * ties to even (beyond the largest finite value: infinity), and a NaN
+ * stays a NaN (quiet). */
+SHOAL_EXPORT shoal_half_t shoal_half_from_float(float value);
+SHOAL_EXPORT float shoal_half_to_float(shoal_half_t value);
+SHOAL_EXPORT shoal_bfloat16_t shoal_bfloat16_from_float(float value);
+SHOAL_EXPORT float shoal_bfloat16_to_float(shoal_bfloat16_t value);
+
 /* Per type: put, get, put_nbi, get_nbi (nelems elements), p and g (one
  * value), and the strided iput and iget (as shoal_iput64: element strides
  * dst and sst, at least 1; blocking). */
@@ -324,6 +352,7 @@ SHOAL__ISIZED_DECL(128)
     SHOAL_EXPORT int shoal_##N##_iget(shoal_t sh, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
                                       int pe);
 SHOAL_RMA_TYPES(SHOAL__TYPED_DECL)
+SHOAL_HALF_TYPES(SHOAL__TYPED_DECL)
 #undef SHOAL__TYPED_DECL
 
 /* ------------------------------------------------------------------------
@@ -597,6 +626,7 @@ SHOAL_EXPORT int shoal_team_destroy(shoal_team_t team);
     SHOAL_EXPORT int shoal_##N##_alltoalls(shoal_team_t team, T *dest, const T *src, ptrdiff_t dst, ptrdiff_t sst,     \
                                            size_t nelems);
 SHOAL_RMA_TYPES(SHOAL__COLL_DECL)
+SHOAL_HALF_TYPES(SHOAL__COLL_DECL)
 #undef SHOAL__COLL_DECL
 /* The same on bytes. */
 SHOAL_EXPORT int shoal_broadcastmem(shoal_team_t team, void *dest, const void *src, size_t nbytes, int root);
@@ -622,7 +652,7 @@ SHOAL_EXPORT int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *s
     X(uint32_t, uint32)                                                                                                \
     X(uint64_t, uint64)                                                                                                \
     X(size_t, size)
-/* min, max, sum, prod: */
+/* min, max, sum, prod (also for SHOAL_HALF_TYPES, a list apart: NVSHMEM's): */
 #define SHOAL_REDUCE_ARITH_TYPES(X) SHOAL_REDUCE_ARITH_STD_TYPES(X) X(long double, longdouble)
 /* The same without long double (those kernels can reduce too). */
 #define SHOAL_REDUCE_ARITH_STD_TYPES(X)                                                                                \
@@ -657,6 +687,7 @@ SHOAL_EXPORT int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *s
 #define SHOAL__REDUCE_CPLX_DECL(T, N) SHOAL__REDUCE_DECL1(T, N, sum) SHOAL__REDUCE_DECL1(T, N, prod)
 SHOAL_REDUCE_BITWISE_TYPES(SHOAL__REDUCE_BIT_DECL)
 SHOAL_REDUCE_ARITH_TYPES(SHOAL__REDUCE_ARITH_DECL)
+SHOAL_HALF_TYPES(SHOAL__REDUCE_ARITH_DECL)
 #ifndef __cplusplus
 SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__REDUCE_CPLX_DECL)
 #endif

@@ -376,4 +376,5 @@ int shoal_pe_gpu_bus_id(shoal_t sh, int pe, const char **bus_id_p)
         return shoal__rma_strided(sh, "shoal_" #N "_iget", false, dest, src, dst, sst, nelems, sizeof(T), pe);         \
     }
 SHOAL_RMA_TYPES(SHOAL__TYPED_DEF)
+SHOAL_HALF_TYPES(SHOAL__TYPED_DEF)
 #undef SHOAL__TYPED_DEF

@@ -109,6 +109,7 @@ SHOAL_WAIT_TYPES(SHOAL__WAIT_STREAM_DECL)
                                                cudaStream_t stream);                                                   \
     SHOAL_EXPORT int shoal_##N##_p_on_stream(shoal_t sh, T *dest, T value, int pe, cudaStream_t stream);
 SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DECL)
+SHOAL_HALF_TYPES(SHOAL__TYPED_STREAM_DECL)
 #undef SHOAL__TYPED_STREAM_DECL
 
 /* ------------------------------------------------------------------------
@@ -149,6 +150,7 @@ SHOAL_EXPORT int shoal_team_barrier_on_stream(shoal_team_t team, cudaStream_t st
     SHOAL_EXPORT int shoal_##N##_alltoalls_on_stream(shoal_team_t team, T *dest, const T *src, ptrdiff_t dst,          \
                                                      ptrdiff_t sst, size_t nelems, cudaStream_t stream);
 SHOAL_RMA_TYPES(SHOAL__COLL_STREAM_DECL)
+SHOAL_HALF_TYPES(SHOAL__COLL_STREAM_DECL)
 #undef SHOAL__COLL_STREAM_DECL
 SHOAL_EXPORT int shoal_broadcastmem_on_stream(shoal_team_t team, void *dest, const void *src, size_t nbytes, int root,
                                               cudaStream_t stream);
@@ -174,6 +176,7 @@ SHOAL_EXPORT int shoal_alltoallsmem_on_stream(shoal_team_t team, void *dest, con
 #define SHOAL__REDUCE_STREAM_CPLX(T, N) SHOAL__REDUCE_STREAM_DECL1(T, N, sum) SHOAL__REDUCE_STREAM_DECL1(T, N, prod)
 SHOAL_REDUCE_BITWISE_TYPES(SHOAL__REDUCE_STREAM_BIT)
 SHOAL_REDUCE_ARITH_TYPES(SHOAL__REDUCE_STREAM_ARITH)
+SHOAL_HALF_TYPES(SHOAL__REDUCE_STREAM_ARITH)
 #ifndef __cplusplus
 SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__REDUCE_STREAM_CPLX)
 #endif

@@ -133,5 +133,6 @@ SHOAL_WAIT_TYPES(SHOAL__WAIT_STREAM_DEF)
         return shoal__p_on_stream(sh, "shoal_" #N "_p_on_stream", dest, &value, sizeof(T), pe, stream);                \
     }
 SHOAL_RMA_TYPES(SHOAL__TYPED_STREAM_DEF)
+SHOAL_HALF_TYPES(SHOAL__TYPED_STREAM_DEF)
 #undef SHOAL__TYPED_STREAM_DEF
 #endif

@@ -120,7 +120,10 @@
  * shoal_barrier_all_on_stream between kernels is fine.
  *
  * Types. Typed RMA functions shoal_dev_<N>_put/get/p/g... come from
- * SHOAL_RMA_TYPES in shoal.h. long double: nvcc has no device long double
+ * SHOAL_RMA_TYPES in shoal.h and SHOAL_DEV_HALF_TYPES below: the 16-bit
+ * floating types as CUDA's own __half and __nv_bfloat16 (cuda_fp16.h,
+ * cuda_bf16.h), whose bits are those of shoal_half_t and
+ * shoal_bfloat16_t on the host. long double: nvcc has no device long double
  * (it is treated as double), so its bulk functions move the host's bytes
  * unchanged (counting the host's element size), while
  * shoal_dev_longdouble_p/g are refused at compile time. Pointer arithmetic
@@ -143,6 +146,8 @@
 
 #include <cooperative_groups.h>
 #include <cuda/atomic>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda/std/type_traits>
 
 #include "shoal.h"
@@ -167,6 +172,12 @@
 /* Types with atomics and wait_until: X(TYPE, NAME), 4- and 8-byte
  * integers; the host API's standard atomic types (shoal.h). */
 #define SHOAL_DEV_AMO_TYPES(X) SHOAL_AMO_TYPES(X)
+
+/* The 16-bit floating types in kernels: X(TYPE, NAME), CUDA's types (the
+ * host API's SHOAL_HALF_TYPES: the same bits in shoal_half_t and
+ * shoal_bfloat16_t). Typed RMA, and the collectives and min, max, sum and
+ * prod reductions of shoal_device_team.cuh. */
+#define SHOAL_DEV_HALF_TYPES(X) X(__half, half) X(__nv_bfloat16, bfloat16)
 
 /* ------------------------------------------------------------ internals */
 
@@ -614,6 +625,7 @@ template <> struct shoal__dev_elem_size<long double> {
         return shoal_dev_g<T, Lazy>(dev, value_p, src, pe);                                                            \
     }
 SHOAL_RMA_TYPES(SHOAL__DEV_TYPED)
+SHOAL_DEV_HALF_TYPES(SHOAL__DEV_TYPED)
 #undef SHOAL__DEV_TYPED
 #undef SHOAL__DEV_TYPED_SCOPE
 

@@ -49,6 +49,9 @@
  * before its owner enters the call.
  *
  * Types: SHOAL_DEV_COLL_TYPES below; and, or, xor for its integer types.
+ * __half and __nv_bfloat16 compute each step with CUDA's correctly
+ * rounded half and bfloat16 arithmetic (the host's reductions give the
+ * same bits); min and max compare as those types do.
  */
 #ifndef SHOAL_DEVICE_TEAM_CUH
 #define SHOAL_DEVICE_TEAM_CUH
@@ -74,7 +77,8 @@
 #define SHOAL_DEV_COLL_TYPES(X)                                                                                        \
     SHOAL_DEV_COLL_INT_TYPES(X)                                                                                        \
     X(float, float)                                                                                                    \
-    X(double, double)
+    X(double, double)                                                                                                  \
+    SHOAL_DEV_HALF_TYPES(X)
 
 /* Member i's instance PE. */
 static __device__ __forceinline__ int shoal_dev_team_pe(const shoal_dev_team_t &team, int i)
@@ -240,18 +244,34 @@ static __device__ __forceinline__ size_t shoal__dev_team_bytes(const shoal_devic
     return nelems > dev.heap_size / sizeof(T) ? (size_t)dev.heap_size + 1 : nelems * sizeof(T);
 }
 
-/* Reduction operators. */
+/* Reduction operators. The 16-bit floating types through CUDA's
+ * intrinsics, which exist where a program turns their operators off
+ * (__CUDA_NO_HALF_OPERATORS__, __CUDA_NO_BFLOAT16_OPERATORS__). */
 struct shoal__dev_op_sum {
     template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return a + b; }
+    static __device__ __forceinline__ __half apply(__half a, __half b) { return __hadd(a, b); }
+    static __device__ __forceinline__ __nv_bfloat16 apply(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }
 };
 struct shoal__dev_op_prod {
     template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return a * b; }
+    static __device__ __forceinline__ __half apply(__half a, __half b) { return __hmul(a, b); }
+    static __device__ __forceinline__ __nv_bfloat16 apply(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmul(a, b); }
 };
 struct shoal__dev_op_min {
     template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return b < a ? b : a; }
+    static __device__ __forceinline__ __half apply(__half a, __half b) { return __hlt(b, a) ? b : a; }
+    static __device__ __forceinline__ __nv_bfloat16 apply(__nv_bfloat16 a, __nv_bfloat16 b)
+    {
+        return __hlt(b, a) ? b : a;
+    }
 };
 struct shoal__dev_op_max {
     template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return b > a ? b : a; }
+    static __device__ __forceinline__ __half apply(__half a, __half b) { return __hgt(b, a) ? b : a; }
+    static __device__ __forceinline__ __nv_bfloat16 apply(__nv_bfloat16 a, __nv_bfloat16 b)
+    {
+        return __hgt(b, a) ? b : a;
+    }
 };
 struct shoal__dev_op_and {
     template <typename T> static __device__ __forceinline__ T apply(T a, T b) { return a & b; }

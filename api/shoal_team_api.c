@@ -137,6 +137,7 @@ int shoal_team_destroy(shoal_team_t team)
         return shoal__coll_run(team, "shoal_" #N "_alltoalls", &a);                                                    \
     }
 SHOAL_RMA_TYPES(SHOAL__COLL_DEF)
+SHOAL_HALF_TYPES(SHOAL__COLL_DEF)
 #undef SHOAL__COLL_DEF
 
 int shoal_broadcastmem(shoal_team_t team, void *dest, const void *src, size_t nbytes, int root)
@@ -195,4 +196,11 @@ int shoal_alltoallsmem(shoal_team_t team, void *dest, const void *src, ptrdiff_t
 #define SHOAL__REDUCE_CPLX_DEF(T, N) SHOAL__REDUCE_DEF1(T, N, sum) SHOAL__REDUCE_DEF1(T, N, prod)
 SHOAL_REDUCE_BITWISE_TYPES(SHOAL__REDUCE_BIT_DEF)
 SHOAL_REDUCE_ARITH_TYPES(SHOAL__REDUCE_ARITH_DEF)
+SHOAL_HALF_TYPES(SHOAL__REDUCE_ARITH_DEF)
 SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__REDUCE_CPLX_DEF)
+
+/* The 16-bit floating types' conversions: the host reductions' own. */
+shoal_half_t shoal_half_from_float(float value) { return (shoal_half_t){shoal__half_from_float(value)}; }
+float shoal_half_to_float(shoal_half_t value) { return shoal__half_to_float(value.bits); }
+shoal_bfloat16_t shoal_bfloat16_from_float(float value) { return (shoal_bfloat16_t){shoal__bf16_from_float(value)}; }
+float shoal_bfloat16_to_float(shoal_bfloat16_t value) { return shoal__bf16_to_float(value.bits); }

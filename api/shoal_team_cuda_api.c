@@ -89,6 +89,7 @@ static int shoal__coll_stream_api(shoal_team_t t, const char *call, const shoal_
         return shoal__coll_stream_api(team, "shoal_" #N "_alltoalls_on_stream", &a, stream);                           \
     }
 SHOAL_RMA_TYPES(SHOAL__COLL_STREAM_DEF)
+SHOAL_HALF_TYPES(SHOAL__COLL_STREAM_DEF)
 #undef SHOAL__COLL_STREAM_DEF
 
 #define SHOAL__COLLMEM_STREAM_DEF(NAME, TC)                                                                            \
@@ -142,5 +143,6 @@ int shoal_alltoallsmem_on_stream(shoal_team_t team, void *dest, const void *src,
 #define SHOAL__REDUCE_STREAM_CPLX(T, N) SHOAL__REDUCE_STREAM_DEF1(T, N, sum) SHOAL__REDUCE_STREAM_DEF1(T, N, prod)
 SHOAL_REDUCE_BITWISE_TYPES(SHOAL__REDUCE_STREAM_BIT)
 SHOAL_REDUCE_ARITH_TYPES(SHOAL__REDUCE_STREAM_ARITH)
+SHOAL_HALF_TYPES(SHOAL__REDUCE_STREAM_ARITH)
 SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__REDUCE_STREAM_CPLX)
 #endif

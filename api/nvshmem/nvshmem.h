@@ -31,6 +31,27 @@
 #include "shoal.h"
 #include "shoal_device_types.h"
 
+/* NVSHMEM's 16-bit floating types, half (TYPENAME half) and __nv_bfloat16
+ * (bfloat16): CUDA's cuda_fp16.h and cuda_bf16.h define them for C++
+ * only, so their forms (RMA, collectives, reductions, stream forms) are
+ * declared for C++ where those headers are found, and a C program has
+ * none. The library defines them in C over shoal_half_t and
+ * shoal_bfloat16_t (shoal.h), which CUDA's types match in bits, size,
+ * alignment and the way they are passed (SHOAL__NVSHMEM_LIBRARY: only
+ * nvshmem_api.c). */
+#if defined(__cplusplus) && defined(__has_include)
+#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#define NVSHMEM__HALF_TYPES(X) X(__half, half) X(__nv_bfloat16, bfloat16)
+#endif
+#elif !defined(__cplusplus) && defined(SHOAL__NVSHMEM_LIBRARY)
+#define NVSHMEM__HALF_TYPES(X) SHOAL_HALF_TYPES(X)
+#endif
+#ifndef NVSHMEM__HALF_TYPES
+#define NVSHMEM__HALF_TYPES(X)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -123,8 +144,9 @@ void nvshmem_free(void *ptr);
 /* pe's copy of dest mapped here for loads and stores, or NULL. */
 void *nvshmem_ptr(const void *dest, int pe);
 
-/* RMA. Types: NVSHMEM's standard RMA types. */
-#define NVSHMEM__RMA_TYPES(X) SHOAL_RMA_STD_TYPES(X)
+/* RMA. Types: NVSHMEM's standard RMA types (half and bfloat16 where
+ * declared: above). */
+#define NVSHMEM__RMA_TYPES(X) SHOAL_RMA_STD_TYPES(X) NVSHMEM__HALF_TYPES(X)
 
 #define NVSHMEM__RMA_DECL(T, N)                                                                                        \
     void nvshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                                           \
@@ -268,6 +290,7 @@ NVSHMEM__RMA_TYPES(NVSHMEM__COLL_DECL)
     NVSHMEM__REDUCE_DECL1(T, N, max) NVSHMEM__REDUCE_DECL1(T, N, sum) NVSHMEM__REDUCE_DECL1(T, N, prod)
 SHOAL_REDUCE_BITWISE_TYPES(NVSHMEM__REDUCE_BIT_DECL)
 SHOAL_REDUCE_ARITH_TYPES(NVSHMEM__REDUCE_ARITH_DECL)
+NVSHMEM__HALF_TYPES(NVSHMEM__REDUCE_ARITH_DECL)
 #undef NVSHMEM__REDUCE_BIT_DECL
 #undef NVSHMEM__REDUCE_ARITH_DECL
 #undef NVSHMEM__REDUCE_DECL1

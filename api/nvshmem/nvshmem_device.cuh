@@ -581,7 +581,9 @@ SHOAL__NV_COLL_GROUP(_block, SHOAL__DEV_BLOCK)
 NVSHMEM__RMA_TYPES(SHOAL__NV_COLL_W)
 NVSHMEM__RMA_TYPES(SHOAL__NV_COLL_B)
 SHOAL_REDUCE_ARITH_STD_TYPES(SHOAL__NV_ARITH_W)
+NVSHMEM__HALF_TYPES(SHOAL__NV_ARITH_W)
 SHOAL_REDUCE_ARITH_STD_TYPES(SHOAL__NV_ARITH_B)
+NVSHMEM__HALF_TYPES(SHOAL__NV_ARITH_B)
 SHOAL_REDUCE_BITWISE_TYPES(SHOAL__NV_BIT_W)
 SHOAL_REDUCE_BITWISE_TYPES(SHOAL__NV_BIT_B)
 #undef SHOAL__NV_COLL_W
@@ -757,7 +759,7 @@ SHOAL__NV_SIZED_SIGNAL(128)
     }                                                                                                                  \
     SHOAL__NV_HD T nvshmem_##N##_g(const T *source, int pe)                                                            \
     {                                                                                                                  \
-        T v = 0;                                                                                                       \
+        T v{};                                                                                                         \
         SHOAL__NV_RUN(SHOAL__DEV_THREAD, "nvshmem_" #N "_g", pe, shoal_dev_g<T>(dev, &v, source, pe));                 \
         return v;                                                                                                      \
     }                                                                                                                  \
@@ -999,6 +1001,7 @@ SHOAL__NV_HD int nvshmem_alltoallmem(nvshmem_team_t team_h, void *dest, const vo
 #define SHOAL__NV_BIT_T(T, N) SHOAL__NV_REDUCE_BIT(SHOAL__NV_HD, nvshmem_, T, N, , SHOAL__DEV_THREAD)
 NVSHMEM__RMA_TYPES(SHOAL__NV_COLL_T)
 SHOAL_REDUCE_ARITH_STD_TYPES(SHOAL__NV_ARITH_T)
+NVSHMEM__HALF_TYPES(SHOAL__NV_ARITH_T)
 SHOAL_REDUCE_BITWISE_TYPES(SHOAL__NV_BIT_T)
 #undef SHOAL__NV_COLL_T
 #undef SHOAL__NV_ARITH_T

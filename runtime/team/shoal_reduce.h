@@ -5,11 +5,12 @@
 
 #include "base/shoal_base.h"
 
-/* Element types: bytes (the *mem calls), every RMA type, the complex ones. */
+/* Element types: bytes (the *mem calls), every RMA type, the 16-bit
+ * floating ones, the complex ones. */
 enum {
     SHOAL__DT_MEM = 0,
 #define SHOAL__DT_ENUM(T, N) SHOAL__DT_##N,
-    SHOAL_RMA_TYPES(SHOAL__DT_ENUM) SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__DT_ENUM)
+    SHOAL_RMA_TYPES(SHOAL__DT_ENUM) SHOAL_HALF_TYPES(SHOAL__DT_ENUM) SHOAL_REDUCE_COMPLEX_TYPES(SHOAL__DT_ENUM)
 #undef SHOAL__DT_ENUM
         SHOAL__DT_COUNT
 };
@@ -34,5 +35,13 @@ SHOAL__HIDDEN const char *shoal__op_name(int op);
 /* acc[i] = acc[i] <op> in[i] for i < n (integers wrap, as two's
  * complement does). false: op is not defined on dtype (nothing done). */
 SHOAL__HIDDEN bool shoal__reduce_apply(int dtype, int op, void *acc, const void *in, size_t n);
+
+/* The bits of a binary16 (half) or a bfloat16 and float: to float is
+ * exact; from float rounds to nearest, ties to even, overflows to
+ * infinity, and keeps a NaN a NaN (its quiet bit set). */
+SHOAL__HIDDEN uint16_t shoal__half_from_float(float value);
+SHOAL__HIDDEN float shoal__half_to_float(uint16_t bits);
+SHOAL__HIDDEN uint16_t shoal__bf16_from_float(float value);
+SHOAL__HIDDEN float shoal__bf16_to_float(uint16_t bits);
 
 #endif /* SHOAL_REDUCE_H */

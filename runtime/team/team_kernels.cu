@@ -117,6 +117,8 @@ extern "C" cudaError_t shoal__team_reduce_launch(cudaStream_t stream, const shoa
     case SHOAL__KT_U64: return team_reduce_int<uint64_t>(stream, dev, team, op, dest, src, n, mode, scatter);
     case SHOAL__KT_F32: return team_reduce_arith<float>(stream, dev, team, op, dest, src, n, mode, scatter);
     case SHOAL__KT_F64: return team_reduce_arith<double>(stream, dev, team, op, dest, src, n, mode, scatter);
+    case SHOAL__KT_F16: return team_reduce_arith<__half>(stream, dev, team, op, dest, src, n, mode, scatter);
+    case SHOAL__KT_BF16: return team_reduce_arith<__nv_bfloat16>(stream, dev, team, op, dest, src, n, mode, scatter);
     default: return cudaErrorInvalidValue;
     }
 }

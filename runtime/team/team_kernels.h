@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 /* The element types the kernels compute on: integers by signedness and
- * size, float and double. */
+ * size, float and double, CUDA's half and __nv_bfloat16. */
 enum {
     SHOAL__KT_I8,
     SHOAL__KT_I16,
@@ -25,6 +25,8 @@ enum {
     SHOAL__KT_U64,
     SHOAL__KT_F32,
     SHOAL__KT_F64,
+    SHOAL__KT_F16,
+    SHOAL__KT_BF16,
     SHOAL__KT_COUNT
 };
 /* Operators, numbered as runtime/team/shoal_reduce.h's SHOAL__OP_*. */

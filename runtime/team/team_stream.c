@@ -303,6 +303,8 @@ static int shoal__team_kt(int dt)
 {
     size_t s = shoal__dt_size(dt);
     int c = shoal__dt_class(dt), lg = s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : s == 8 ? 3 : -1;
+    if (dt == SHOAL__DT_half) return SHOAL__KT_F16;
+    if (dt == SHOAL__DT_bfloat16) return SHOAL__KT_BF16;
     if (lg < 0) return -1;
     if (c == SHOAL__DTC_SIGNED) return SHOAL__KT_I8 + lg;
     if (c == SHOAL__DTC_UNSIGNED) return SHOAL__KT_U8 + lg;

@@ -16,6 +16,12 @@
  *     allow the grid);
  *   - the stream forms: _nbi, sized and signalled puts and an _nbi get on a
  *     stream, uint64 and int vector waits on it, a stream barrier;
+ *   - half and bfloat16 (values exact, checked by their bits): p, g, put,
+ *     get (thread), put_nbi_block and get_nbi_warp across the ring; in
+ *     collective launches on each team sum reductions (block, warp) with
+ *     two ties rounded to even, max reductions (thread, block) and a sum
+ *     reduce-scatter; on the world a put, sum reductions and a max
+ *     reduction on a stream;
  *   - the state follows nvshmem_team_split_strided and nvshmem_team_destroy.
  * Every PE pair a kernel cannot load/store (SHOAL_NODE_SIZE=1) goes through
  * the device proxy: the same checks pass.
@@ -151,6 +157,66 @@ __global__ void k_coll(nvshmem_team_t team, int *bsrc, int *bdst, int *fdst, int
 }
 
 __global__ void k_bad_p(int *sym, int n) { nvshmem_int_p(sym, 1, n); }
+
+/* The 16-bit floating types: element k of PE pe's source, exact in both. */
+static float hval(int pe, int k) { return (float)(pe * 8 + k) + 0.5f; }
+
+template <typename T> static uint16_t hbits(T v)
+{
+    uint16_t u;
+    memcpy(&u, &v, sizeof(u));
+    return u;
+}
+
+/* half and bfloat16 RMA, per type 64 elements: [0, 8) my source; [8] p,
+ * [16, 24) put, [24, 32) put_nbi_block from the left; [32] g and
+ * [33, 41) get, [48, 56) get_nbi_warp of the left's source. */
+#define HALF_PUTS(N, P)                                                                                                \
+    if (threadIdx.x == 0) {                                                                                            \
+        nvshmem_##N##_p(P + 8, P[0], right);                                                                           \
+        nvshmem_##N##_put(P + 16, P, 8, right);                                                                        \
+    }                                                                                                                  \
+    nvshmemx_##N##_put_nbi_block(P + 24, P, 8, right);
+#define HALF_GETS(N, P)                                                                                                \
+    if (threadIdx.x == 0) {                                                                                            \
+        P[32] = nvshmem_##N##_g(P, left);                                                                              \
+        nvshmem_##N##_get(P + 33, P, 8, left);                                                                         \
+    }                                                                                                                  \
+    if (threadIdx.x < 32) nvshmemx_##N##_get_nbi_warp(P + 48, P, 8, left);
+__global__ void k_half(__half *a, __nv_bfloat16 *b)
+{
+    int me = nvshmem_my_pe(), n = nvshmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
+    HALF_PUTS(half, a)
+    HALF_PUTS(bfloat16, b)
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        nvshmem_quiet();
+        nvshmem_barrier_all();
+    }
+    __syncthreads();
+    HALF_GETS(half, a)
+    HALF_GETS(bfloat16, b)
+    __syncthreads();
+    if (threadIdx.x == 0) nvshmem_quiet();
+}
+#undef HALF_PUTS
+#undef HALF_GETS
+
+/* Reductions of half (a) and bfloat16 (b) on team in one block: [0, 4)
+ * sums (block for half, warp for bfloat16), [8, 12) maxima (thread for
+ * half, block for bfloat16), [16, 18) a bfloat16 sum reduce-scatter
+ * (block) of src [16, 16 + 2 n). */
+__global__ void k_half_coll(nvshmem_team_t team, __half *as, __half *ad, __nv_bfloat16 *bs, __nv_bfloat16 *bd, int *rc)
+{
+    int r = nvshmemx_half_sum_reduce_block(team, ad, as, 4);
+    if (threadIdx.x < 32) r |= nvshmemx_bfloat16_sum_reduce_warp(team, bd, bs, 4);
+    __syncthreads();
+    if (threadIdx.x == 0) r |= nvshmem_half_max_reduce(team, ad + 8, as + 8, 4);
+    __syncthreads();
+    r |= nvshmemx_bfloat16_max_reduce_block(team, bd + 8, bs + 8, 4);
+    r |= nvshmemx_bfloat16_sum_reducescatter_block(team, bd + 16, bs + 16, 2);
+    if (r != 0) atomicOr(rc, 1);
+}
 
 static int me, npes;
 
@@ -400,6 +466,137 @@ static void check_coll(nvshmem_team_t team, const char *what)
     nvshmem_free(bsrc);
 }
 
+/* half and bfloat16 in kernels: RMA across the ring (every PE), then
+ * reductions on team (its members) by collective launch, and on the world
+ * a put and reductions on a stream. Member i's sources, at k: sums [0, 2)
+ * i + k; [2] 1 from member 0 plus half a step of 1 from member 1, [3] one
+ * step more than 1 plus half a step (ties: down to 1, up to 1 + 2 steps;
+ * the members past 1 give 0); maxima [8, 12) (3i + k) mod 5 - 2; the
+ * reduce-scatter's block j, element k: i + j + k. */
+#define HALF_SRC(P, MK, ONE_UP, TIE)                                                                                   \
+    for (int k = 0; k < 2; k++) P[k] = MK((float)(mt + k));                                                            \
+    P[2] = MK(mt == 0 ? 1.0f : mt == 1 ? TIE : 0.0f);                                                                  \
+    P[3] = MK(mt == 0 ? ONE_UP : mt == 1 ? TIE : 0.0f);                                                                \
+    for (int k = 0; k < 4; k++) P[8 + k] = MK((float)((3 * mt + k) % 5 - 2));                                          \
+    for (int j = 0; j < nt; j++)                                                                                       \
+        for (int k = 0; k < 2; k++) P[16 + j * 2 + k] = MK((float)(mt + j + k));
+/* The sums at P + sum, the maxima at P + max (unless -1). */
+#define HALF_WANT(P, MK, ONE_UP, UP2, sum, max, what)                                                                  \
+    for (int k = 0; k < 4; k++) {                                                                                      \
+        int hi = -9;                                                                                                   \
+        for (int i = 0; i < nt; i++) hi = (3 * i + k) % 5 - 2 > hi ? (3 * i + k) % 5 - 2 : hi;                         \
+        float want = k < 2 ? (float)(nt * (nt - 1) / 2 + nt * k) : k == 2 ? 1.0f : nt == 1 ? ONE_UP : UP2;             \
+        CHECK_MSG(hbits(P[sum + k]) == hbits(MK(want)), "%s: " #MK " sum [%d] is %#06x, want %#06x", what, k,          \
+                  hbits(P[sum + k]), hbits(MK(want)));                                                                 \
+        if (max >= 0)                                                                                                  \
+            CHECK_MSG(hbits(P[max + k]) == hbits(MK((float)hi)), "%s: " #MK " max [%d] is %#06x, want %d", what, k,    \
+                      hbits(P[max + k]), hi);                                                                          \
+    }
+
+/* 1 + 2^-10 and 1 + 2^-9 (half), 1 + 2^-7 and 1 + 2^-6 (bfloat16), half a step of 1: 2^-11, 2^-8. */
+#define HALF_UP 1.0009765625f
+#define HALF_UP2 1.001953125f
+#define HALF_TIE 0.00048828125f
+#define BF16_UP 1.0078125f
+#define BF16_UP2 1.015625f
+#define BF16_TIE 0.00390625f
+
+static void check_half(nvshmem_team_t team, const char *what)
+{
+    enum { SRC = 16 + 2 * 64 };
+    int nt = nvshmem_team_n_pes(team), mt = nvshmem_team_my_pe(team), right = (me + 1) % npes,
+        left = (me + npes - 1) % npes, *rc = NULL, hrc = 0;
+    __half *a = (__half *)nvshmem_calloc(64, sizeof(__half)), *as = (__half *)nvshmem_malloc(SRC * sizeof(__half)),
+           *ad = (__half *)nvshmem_malloc(64 * sizeof(__half)), ah[SRC], ag[64];
+    __nv_bfloat16 *b = (__nv_bfloat16 *)nvshmem_calloc(64, sizeof(__nv_bfloat16)),
+                  *bs = (__nv_bfloat16 *)nvshmem_malloc(SRC * sizeof(__nv_bfloat16)),
+                  *bd = (__nv_bfloat16 *)nvshmem_malloc(64 * sizeof(__nv_bfloat16)), bh[SRC], bg[64];
+
+    CHECK(a != NULL && as != NULL && ad != NULL && b != NULL && bs != NULL && bd != NULL && npes <= 64);
+    /* RMA, every PE: puts came from the left, gets read the left's source */
+    for (int k = 0; k < 8; k++) {
+        ah[k] = __float2half(hval(me, k));
+        bh[k] = __float2bfloat16(hval(me, k));
+    }
+    CUDA_OK(cudaMemcpy(a, ah, 8 * sizeof(__half), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(b, bh, 8 * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+    nvshmem_barrier_all();
+    k_half<<<1, 64>>>(a, b);
+    CUDA_OK(cudaDeviceSynchronize());
+    nvshmem_barrier_all();
+    CUDA_OK(cudaMemcpy(ag, a, sizeof(ag), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(bg, b, sizeof(bg), cudaMemcpyDeviceToHost));
+    for (int w = 0; w < 6; w++) {
+        static const int at[] = {8, 32, 16, 24, 33, 48}, len[] = {1, 1, 8, 8, 8, 8};
+        for (int k = 0; k < len[w]; k++) {
+            CHECK_MSG(hbits(ag[at[w] + k]) == hbits(__float2half(hval(left, k))), "half RMA: [%d] is %#06x, want %g",
+                      at[w] + k, hbits(ag[at[w] + k]), (double)hval(left, k));
+            CHECK_MSG(hbits(bg[at[w] + k]) == hbits(__float2bfloat16(hval(left, k))),
+                      "bfloat16 RMA: [%d] is %#06x, want %g", at[w] + k, hbits(bg[at[w] + k]), (double)hval(left, k));
+        }
+    }
+
+    /* reductions on team, by its members */
+    CUDA_OK(cudaMalloc(&rc, sizeof(int)));
+    CUDA_OK(cudaMemset(rc, 0, sizeof(int)));
+    if (team != NVSHMEM_TEAM_INVALID) {
+        HALF_SRC(ah, __float2half, HALF_UP, HALF_TIE)
+        HALF_SRC(bh, __float2bfloat16, BF16_UP, BF16_TIE)
+        CUDA_OK(cudaMemcpy(as, ah, sizeof(ah), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(bs, bh, sizeof(bh), cudaMemcpyHostToDevice));
+    }
+    nvshmem_barrier_all(); /* every member's sources are ready */
+    if (team != NVSHMEM_TEAM_INVALID) {
+        void *args[] = {&team, &as, &ad, &bs, &bd, &rc};
+        CHECK_EQ_INT(nvshmemx_collective_launch((const void *)k_half_coll, dim3(1), dim3(128), args, 0, 0),
+                     NVSHMEMX_SUCCESS);
+        CUDA_OK(cudaDeviceSynchronize());
+        CUDA_OK(cudaMemcpy(&hrc, rc, sizeof(int), cudaMemcpyDeviceToHost));
+        CHECK_MSG(hrc == 0, "%s: a half or bfloat16 collective returned nonzero in the kernel", what);
+        CUDA_OK(cudaMemcpy(ag, ad, sizeof(ag), cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(bg, bd, sizeof(bg), cudaMemcpyDeviceToHost));
+        HALF_WANT(ag, __float2half, HALF_UP, HALF_UP2, 0, 8, what)
+        HALF_WANT(bg, __float2bfloat16, BF16_UP, BF16_UP2, 0, 8, what)
+        for (int k = 0; k < 2; k++)
+            CHECK_MSG(hbits(bg[16 + k]) == hbits(__float2bfloat16((float)(nt * (nt - 1) / 2 + nt * (mt + k)))),
+                      "%s: bfloat16 sum_reducescatter_block [%d] is %#06x", what, k, hbits(bg[16 + k]));
+    }
+    nvshmem_barrier_all();
+    if (team == NVSHMEM_TEAM_WORLD) {
+        /* on a stream: a put to the right, sums of the same sources (the stream's kernels), a maximum */
+        cudaStream_t s;
+        CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        nvshmemx_half_put_on_stream(ad + 40, as, 2, right, s);
+        CHECK_EQ_INT(nvshmemx_half_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, ad + 32, as, 4, s), 0);
+        CHECK_EQ_INT(nvshmemx_bfloat16_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, bd + 32, bs, 4, s), 0);
+        CHECK_EQ_INT(nvshmemx_bfloat16_max_reduce_on_stream(NVSHMEM_TEAM_WORLD, bd + 40, bs + 8, 4, s), 0);
+        nvshmemx_barrier_all_on_stream(s);
+        CUDA_OK(cudaStreamSynchronize(s));
+        CUDA_OK(cudaStreamDestroy(s));
+        CUDA_OK(cudaMemcpy(ag, ad, sizeof(ag), cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(bg, bd, sizeof(bg), cudaMemcpyDeviceToHost));
+        HALF_WANT(ag, __float2half, HALF_UP, HALF_UP2, 32, -1, "on a stream")
+        HALF_WANT(bg, __float2bfloat16, BF16_UP, BF16_UP2, 32, 40, "on a stream")
+        for (int k = 0; k < 2; k++)
+            CHECK_MSG(hbits(ag[40 + k]) == hbits(__float2half((float)(left + k))),
+                      "half_put_on_stream: [%d] is %#06x, want %d", k, hbits(ag[40 + k]), left + k);
+    }
+    nvshmem_barrier_all();
+    CUDA_OK(cudaFree(rc));
+    nvshmem_free(bd);
+    nvshmem_free(bs);
+    nvshmem_free(b);
+    nvshmem_free(ad);
+    nvshmem_free(as);
+    nvshmem_free(a);
+    if (team != NVSHMEM_TEAM_INVALID)
+        check_note("%s (%d members): half and bfloat16 RMA, reductions (ties rounded to even) and a reduce-scatter in "
+                   "kernels%s: ok",
+                   what, nt, team == NVSHMEM_TEAM_WORLD ? ", a put and reductions on a stream" : "");
+}
+#undef HALF_SRC
+#undef HALF_WANT
+
 /* A kernel's refused call traps and says why; stdout goes to a file meanwhile. */
 static void check_trap(void)
 {
@@ -460,12 +657,14 @@ int main(int argc, char **argv)
     check_stream_forms();
     check_atomics_signals();
     check_coll(NVSHMEM_TEAM_WORLD, "NVSHMEM_TEAM_WORLD");
+    check_half(NVSHMEM_TEAM_WORLD, "NVSHMEM_TEAM_WORLD");
     if (npes >= 2) {
         /* The even PEs: the kernels' copy of the state must learn the team. */
         nvshmem_team_t even = NVSHMEM_TEAM_INVALID;
         CHECK_EQ_INT(nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &even), 0);
         CHECK_MSG((even != NVSHMEM_TEAM_INVALID) == (me % 2 == 0), "PE %d: split handle %d", me, (int)even);
         check_coll(even, "the even PEs' team");
+        check_half(even, "the even PEs' team");
         if (even != NVSHMEM_TEAM_INVALID) nvshmem_team_destroy(even);
         nvshmem_barrier_all();
     }

@@ -6,7 +6,7 @@
  * the even PEs (a stride-2 split) and both teams of a 2-D split (rows of 3
  * from 4 PEs, else of 2: a short last row, teams of one).
  *
- * 1. Data movement for every type of SHOAL_RMA_TYPES and the *mem forms
+ * 1. Data movement for every type of SHOAL_RMA_TYPES and SHOAL_HALF_TYPES and the *mem forms
  *    (bytes), 0, 1 and 37 elements: broadcast (roots 0, the last member,
  *    the middle one; root's own dest included), fcollect, collect (counts
  *    that differ per member, 0 among them, and all 0), alltoall, alltoalls
@@ -14,14 +14,22 @@
  *    never touched, nor read). Every element of dest, and the bytes after
  *    the result, are checked.
  * 2. Reductions for every type and operator of SHOAL_REDUCE_BITWISE_TYPES
- *    (and, or, xor), SHOAL_REDUCE_ARITH_TYPES (min, max, sum, prod) and
- *    SHOAL_REDUCE_COMPLEX_TYPES (sum, prod), 0, 1 and 37 elements and 37 in
+ *    (and, or, xor), SHOAL_REDUCE_ARITH_TYPES and SHOAL_HALF_TYPES (min,
+ *    max, sum, prod) and SHOAL_REDUCE_COMPLEX_TYPES (sum, prod), 0, 1 and
+ *    37 elements and 37 in
  *    place (dest == src); inputs not all equal, chosen so that sums and
  *    products are exact (64-bit integers beyond 32 bits), so a wrong
  *    operator, a missing member or a member counted twice shows; src is
  *    left as it was. Reduce-scatters of the same types and operators, 0, 1
  *    and 37 elements a block: each member's dest against the reduction of
- *    its block of every member's src, src unchanged.
+ *    its block of every member's src, src unchanged. The 16-bit floating
+ *    types' rounding, bits against bits worked out by hand: sums and
+ *    products of members 0 and 1 (the others giving 0, 1, or for min and
+ *    max infinities that never win) that tie to even both ways, round up
+ *    past half a step, overflow to infinity (a tie at 65520) or stay
+ *    finite, reach or leave the subnormals, underflow to zero on a tie;
+ *    min and max with -infinity. On world alone, PE 0: every finite half
+ *    and bfloat16 goes to float and back unchanged, NaNs stay NaNs.
  * 3. World only: 64 MiB: an int64 sum reduction, an int64 broadcast from the
  *    last PE, a double fcollect filling 64 MiB, an int64 sum reduce-scatter
  *    of 64 MiB of src (steps of the host's buffer).
@@ -111,8 +119,15 @@ typedef struct mtype {
     static void mset_##N(void *p, long long v) { *(T *)p = (T)v; }                                                     \
     static int meq_##N(const void *p, long long v) { return *(const T *)p == (T)v; }                                   \
     static long double mget_##N(const void *p) { return (long double)*(const T *)p; }
+/* The 16-bit floating types: their bits (every value used is exact). */
+#define MOVE_VALS_HALF(T, N)                                                                                           \
+    static void mset_##N(void *p, long long v) { *(T *)p = shoal_##N##_from_float((float)v); }                         \
+    static int meq_##N(const void *p, long long v)                                                                     \
+    {                                                                                                                  \
+        return ((const T *)p)->bits == shoal_##N##_from_float((float)v).bits;                                          \
+    }                                                                                                                  \
+    static long double mget_##N(const void *p) { return shoal_##N##_to_float(*(const T *)p); }
 #define MOVE_FNS(T, N)                                                                                                 \
-    MOVE_VALS(T, N)                                                                                                    \
     static int mbcast_##N(shoal_team_t t, void *d, const void *s, size_t n, int root)                                  \
     {                                                                                                                  \
         return shoal_##N##_broadcast(t, (T *)d, (const T *)s, n, root);                                                \
@@ -133,17 +148,22 @@ typedef struct mtype {
     {                                                                                                                  \
         return shoal_##N##_alltoalls(t, (T *)d, (const T *)s, dst, sst, n);                                            \
     }
+SHOAL_RMA_TYPES(MOVE_VALS)
 SHOAL_RMA_TYPES(MOVE_FNS)
+SHOAL_HALF_TYPES(MOVE_VALS_HALF)
+SHOAL_HALF_TYPES(MOVE_FNS)
 MOVE_VALS(unsigned char, bytes) /* the *mem forms' values; their calls are the API's */
 #undef MOVE_FNS
 #undef MOVE_VALS
+#undef MOVE_VALS_HALF
 
 #define MOVE_ENTRY(T, N)                                                                                               \
     {#N,         sizeof(T),    mset_##N,      meq_##N,       mget_##N,                                                 \
      mbcast_##N, mcollect_##N, mfcollect_##N, malltoall_##N, malltoalls_##N},
 static const mtype_t mtypes[] = {
-    SHOAL_RMA_TYPES(MOVE_ENTRY){"mem", 1, mset_bytes, meq_bytes, mget_bytes, shoal_broadcastmem, shoal_collectmem,
-                                shoal_fcollectmem, shoal_alltoallmem, shoal_alltoallsmem},
+    SHOAL_RMA_TYPES(MOVE_ENTRY)
+        SHOAL_HALF_TYPES(MOVE_ENTRY){"mem", 1, mset_bytes, meq_bytes, mget_bytes, shoal_broadcastmem, shoal_collectmem,
+                                     shoal_fcollectmem, shoal_alltoallmem, shoal_alltoallsmem},
 };
 #undef MOVE_ENTRY
 
@@ -432,6 +452,37 @@ SHOAL_REDUCE_ARITH_TYPES(RED_ARITH)
     }
 SHOAL_REDUCE_COMPLEX_TYPES(RED_CPLX)
 
+/* The 16-bit floating types: the integer cases' signed values, small
+ * enough that every sum and product is exact in bfloat16 too (the
+ * reference rounds as the library does, never here: r_half checks the
+ * rounding itself). */
+#define RED_HALF(T, N)                                                                                                 \
+    static void rhgen_##N(void *p, int opk, int i, size_t k, int s)                                                    \
+    {                                                                                                                  \
+        static const long long fs[] = {-2, -1, 1, 2, 3};                                                               \
+        uint64_t h = rhash(opk, i, k, s);                                                                              \
+        long long v;                                                                                                   \
+        if (opk == OP_MIN || opk == OP_MAX)                                                                            \
+            v = (long long)(h % 101) - 50;                                                                             \
+        else if (opk == OP_SUM)                                                                                        \
+            v = i < 4 ? (long long)(h % 61) - 30 : (long long)(h % 2);                                                 \
+        else                                                                                                           \
+            v = i >= 4 ? (h % 2 ? -1 : 1) : fs[h % 5];                                                                 \
+        *(T *)p = shoal_##N##_from_float((float)v);                                                                    \
+    }                                                                                                                  \
+    static void rhcomb_##N(int opk, void *acc, const void *in)                                                         \
+    {                                                                                                                  \
+        float a = shoal_##N##_to_float(*(const T *)acc), b = shoal_##N##_to_float(*(const T *)in);                     \
+        float r = opk == OP_MIN ? (b < a ? b : a) : opk == OP_MAX ? (b > a ? b : a) : opk == OP_SUM ? a + b : a * b;   \
+        *(T *)acc = shoal_##N##_from_float(r);                                                                         \
+    }                                                                                                                  \
+    static int rheq_##N(const void *a, const void *b) { return ((const T *)a)->bits == ((const T *)b)->bits; }         \
+    static void rhstr_##N(const void *p, char *buf, size_t len)                                                        \
+    {                                                                                                                  \
+        snprintf(buf, len, "%.9g (bits %#06x)", (double)shoal_##N##_to_float(*(const T *)p), ((const T *)p)->bits);    \
+    }
+SHOAL_HALF_TYPES(RED_HALF)
+
 #define RED_FN(T, N, OP)                                                                                               \
     static int rfn_##N##_##OP(shoal_team_t t, void *d, const void *s, size_t n)                                        \
     {                                                                                                                  \
@@ -446,6 +497,7 @@ SHOAL_REDUCE_COMPLEX_TYPES(RED_CPLX)
 #define RED_FN_CPLX(T, N) RED_FN(T, N, sum) RED_FN(T, N, prod)
 SHOAL_REDUCE_BITWISE_TYPES(RED_FN_BIT)
 SHOAL_REDUCE_ARITH_TYPES(RED_FN_ARITH)
+SHOAL_HALF_TYPES(RED_FN_ARITH)
 SHOAL_REDUCE_COMPLEX_TYPES(RED_FN_CPLX)
 
 #define RC(T, N, OP, K, F)                                                                                             \
@@ -453,9 +505,11 @@ SHOAL_REDUCE_COMPLEX_TYPES(RED_FN_CPLX)
 #define RC_BIT(T, N) RC(T, N, and, OP_AND, rb) RC(T, N, or, OP_OR, rb) RC(T, N, xor, OP_XOR, rb)
 #define RC_ARITH(T, N)                                                                                                 \
     RC(T, N, min, OP_MIN, ra) RC(T, N, max, OP_MAX, ra) RC(T, N, sum, OP_SUM, ra) RC(T, N, prod, OP_PROD, ra)
+#define RC_HALF(T, N)                                                                                                  \
+    RC(T, N, min, OP_MIN, rh) RC(T, N, max, OP_MAX, rh) RC(T, N, sum, OP_SUM, rh) RC(T, N, prod, OP_PROD, rh)
 #define RC_CPLX(T, N) RC(T, N, sum, OP_SUM, rc) RC(T, N, prod, OP_PROD, rc)
 static const rcase_t rcases[] = {SHOAL_REDUCE_BITWISE_TYPES(RC_BIT) SHOAL_REDUCE_ARITH_TYPES(RC_ARITH)
-                                     SHOAL_REDUCE_COMPLEX_TYPES(RC_CPLX)};
+                                     SHOAL_HALF_TYPES(RC_HALF) SHOAL_REDUCE_COMPLEX_TYPES(RC_CPLX)};
 #define NRCASES (sizeof(rcases) / sizeof(rcases[0]))
 
 static const rcase_t *rcase(const char *type, const char *op)
@@ -550,8 +604,109 @@ static void rs_run(ctx_t *c, const rcase_t *r, size_t n)
     }
 }
 
+/* The 16-bit floating types' rounding: member 0 gives first, member 1
+ * second, the others other (neutral: 0 for sum, 1 for prod, an infinity
+ * that never wins min or max), so that the result, want, is one rounding
+ * of first <op> second whatever the order of the members (first alone on a
+ * team of one). Bits worked out by hand. */
+typedef struct hround {
+    const char *type, *op;
+    uint16_t first, second, other, want;
+    const char *why;
+} hround_t;
+static const hround_t hrounds[] = {
+    {"half", "sum", 0x3c00, 0x1000, 0x0000, 0x3c00, "1 + 2^-11: a tie, down to 1 (even)"},
+    {"half", "sum", 0x3c01, 0x1000, 0x0000, 0x3c02, "(1 + 2^-10) + 2^-11: a tie, up to 1 + 2^-9 (even)"},
+    {"half", "sum", 0x3c00, 0x1200, 0x0000, 0x3c01, "1 + 1.5 * 2^-11: past half a step, up"},
+    {"half", "sum", 0x7bff, 0x4c00, 0x0000, 0x7c00, "65504 + 16: a tie at 65520, to infinity"},
+    {"half", "sum", 0x7bff, 0x4800, 0x0000, 0x7bff, "65504 + 8: stays 65504"},
+    {"half", "sum", 0x0001, 0x0001, 0x0000, 0x0002, "2^-24 + 2^-24: subnormals"},
+    {"half", "sum", 0x03ff, 0x0001, 0x0000, 0x0400, "the largest subnormal + 2^-24: the smallest normal"},
+    {"half", "prod", 0x3c01, 0x3c01, 0x3c00, 0x3c02, "(1 + 2^-10)^2 = 1 + 2^-9 + 2^-20: down"},
+    {"half", "prod", 0x4200, 0x3555, 0x3c00, 0x3c00, "3 * 1365/4096 = 1 - 2^-12: a tie, up to 1 (even)"},
+    {"half", "prod", 0x0400, 0x3800, 0x3c00, 0x0200, "2^-14 * 0.5: a subnormal"},
+    {"half", "prod", 0x0001, 0x3800, 0x3c00, 0x0000, "2^-24 * 0.5: a tie, to 0 (even)"},
+    {"half", "prod", 0x0001, 0x3a00, 0x3c00, 0x0001, "2^-24 * 0.75: up to 2^-24"},
+    {"half", "min", 0xfc00, 0x4500, 0x7c00, 0xfc00, "min(-inf, 5)"},
+    {"half", "max", 0xfc00, 0x4500, 0xfc00, 0x4500, "max(-inf, 5)"},
+    {"bfloat16", "sum", 0x3f80, 0x3b80, 0x0000, 0x3f80, "1 + 2^-8: a tie, down to 1 (even)"},
+    {"bfloat16", "sum", 0x3f81, 0x3b80, 0x0000, 0x3f82, "(1 + 2^-7) + 2^-8: a tie, up (even)"},
+    {"bfloat16", "sum", 0x3f80, 0x3bc0, 0x0000, 0x3f81, "1 + 1.5 * 2^-8: past half a step, up"},
+    {"bfloat16", "sum", 0x7f7f, 0x7b80, 0x0000, 0x7f80, "the largest + 2^120 = 2^128: infinity"},
+    {"bfloat16", "prod", 0x3f81, 0x3f81, 0x3f80, 0x3f82, "(1 + 2^-7)^2 = 1 + 2^-6 + 2^-14: down"},
+    {"bfloat16", "prod", 0x0001, 0x3f00, 0x3f80, 0x0000, "2^-133 * 0.5: a tie, to 0 (even)"},
+    {"bfloat16", "prod", 0x0003, 0x3f00, 0x3f80, 0x0002, "3 * 2^-133 * 0.5: a tie, up to 2 * 2^-133 (even)"},
+    {"bfloat16", "min", 0xff80, 0x40a0, 0x7f80, 0xff80, "min(-inf, 5)"},
+    {"bfloat16", "max", 0xff80, 0x40a0, 0xff80, 0x40a0, "max(-inf, 5)"},
+};
+
+static void r_half(ctx_t *c)
+{
+    for (size_t h = 0; h < sizeof(hrounds) / sizeof(hrounds[0]); h++) {
+        const hround_t *x = &hrounds[h];
+        const rcase_t *r = rcase(x->type, x->op);
+        uint16_t mine = c->tm == 0   ? x->first
+                        : c->tm == 1 ? x->second
+                                     : x->other,
+                 want = c->tn == 1 ? x->first : x->want;
+        uint16_t *hs = (uint16_t *)c->hs, *hd = (uint16_t *)c->hd;
+        size_t n = c->tn > 3 ? (size_t)c->tn : 3;
+
+        /* A reduction of 3 elements, and a reduce-scatter of 1 a block (mine for every block). */
+        for (size_t k = 0; k < n; k++) hs[k] = mine;
+        test_heap_write(c->sh, c->src, hs, n * sizeof(uint16_t));
+        test_heap_fill(c->sh, c->dst, SENT, 4 * sizeof(uint16_t));
+        sync_team(c);
+        CHECK_OK(r->fn(c->team, c->dst, c->src, 3), c->sh);
+        test_heap_read(c->sh, hd, c->dst, 3 * sizeof(uint16_t));
+        for (int k = 0; k < 3; k++)
+            CHECK_MSG(hd[k] == want, "shoal_%s_%s_reduce on team %s (%d PEs), %s: element %d is %#06x, expected %#06x",
+                      x->type, x->op, c->tname, c->tn, x->why, k, hd[k], want);
+        test_heap_fill(c->sh, c->dst, SENT, 4 * sizeof(uint16_t));
+        sync_team(c);
+        CHECK_OK(r->rsfn(c->team, c->dst, c->src, 1), c->sh);
+        test_heap_read(c->sh, hd, c->dst, sizeof(uint16_t));
+        CHECK_MSG(hd[0] == want, "shoal_%s_%s_reducescatter on team %s (%d PEs), %s: %#06x, expected %#06x", x->type,
+                  x->op, c->tname, c->tn, x->why, hd[0], want);
+    }
+}
+
+/* Every finite half and bfloat16 to float and back is itself; NaNs
+ * (quiet or signalling) stay NaNs both ways. */
+static void check_half_conversions(void)
+{
+    for (uint32_t u = 0; u < 0x10000; u++) {
+        shoal_half_t h = {(uint16_t)u};
+        shoal_bfloat16_t b = {(uint16_t)u};
+        if ((u & 0x7c00) != 0x7c00 || (u & 0x03ff) == 0)
+            CHECK_MSG(shoal_half_from_float(shoal_half_to_float(h)).bits == u, "half %#06x to float and back: %#06x", u,
+                      shoal_half_from_float(shoal_half_to_float(h)).bits);
+        else
+            CHECK_MSG(shoal_half_to_float(h) != shoal_half_to_float(h), "half NaN %#06x to float: not a NaN", u);
+        if ((u & 0x7f80) != 0x7f80 || (u & 0x007f) == 0)
+            CHECK_MSG(shoal_bfloat16_from_float(shoal_bfloat16_to_float(b)).bits == u,
+                      "bfloat16 %#06x to float and back: %#06x", u,
+                      shoal_bfloat16_from_float(shoal_bfloat16_to_float(b)).bits);
+        else
+            CHECK_MSG(shoal_bfloat16_to_float(b) != shoal_bfloat16_to_float(b),
+                      "bfloat16 NaN %#06x to float: not a NaN", u);
+    }
+    /* A signalling NaN whose payload lies in the bits a 16-bit type drops: still a NaN. */
+    uint32_t snan = 0x7f800001u;
+    float f;
+    memcpy(&f, &snan, sizeof(f));
+    CHECK_MSG((shoal_half_from_float(f).bits & 0x7fff) > 0x7c00, "half of a NaN: %#06x", shoal_half_from_float(f).bits);
+    CHECK_MSG(shoal_bfloat16_from_float(f).bits == 0x7fc0, "bfloat16 of a NaN: %#06x",
+              shoal_bfloat16_from_float(f).bits);
+    CHECK_EQ_INT(shoal_half_from_float(-0.0f).bits, 0x8000);
+    CHECK_EQ_INT(shoal_half_from_float(1e-8f).bits, 0x0000); /* below 2^-25 */
+    CHECK_EQ_INT(shoal_half_from_float(65519.0f).bits, 0x7bff);
+    CHECK_EQ_INT(shoal_bfloat16_from_float(3.4028235e38f).bits, 0x7f80); /* float's largest: a bfloat16 infinity */
+}
+
 static void test_reductions(ctx_t *c)
 {
+    r_half(c);
     for (size_t i = 0; i < NRCASES; i++) {
         r_run(c, &rcases[i], 0, 0);
         r_run(c, &rcases[i], 1, 0);
@@ -791,6 +946,7 @@ int main(int argc, char **argv)
         check_note("%zu reductions (type, operator) and %zu data types, on a %s heap", NRCASES,
                    sizeof(mtypes) / sizeof(mtypes[0]), test_heap_is_host(c.sh) ? "host" : "GPU");
 
+    if (me == 0) check_half_conversions();
     w = shoal_team_world(c.sh);
     CHECK_OK(shoal_team_split_strided(w, 0, 2, (npes + 1) / 2, &even), c.sh);
     xrange = npes >= 4 ? 3 : 2;
