@@ -51,7 +51,7 @@
  * Types: SHOAL_DEV_COLL_TYPES below; and, or, xor for its integer types.
  * __half and __nv_bfloat16 compute each step with CUDA's correctly
  * rounded half and bfloat16 arithmetic (the host's reductions give the
- * same bits); min and max compare as those types do.
+ * same bits for finite results); min and max compare as those types do.
  */
 #ifndef SHOAL_DEVICE_TEAM_CUH
 #define SHOAL_DEVICE_TEAM_CUH

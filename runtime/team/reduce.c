@@ -131,7 +131,8 @@ float shoal__half_to_float(uint16_t bits)
 {
     uint32_t sign = (uint32_t)(bits & 0x8000u) << 16, e = (bits >> 10) & 0x1fu, m = bits & 0x03ffu;
 
-    if (e == 0x1f) return shoal__bits_float(sign | 0x7f800000u | (m << 13)); /* infinity, NaN (its payload) */
+    if (e == 0x1f) /* infinity; a NaN keeps its payload and is quiet, as the GPU's conversion makes it */
+        return shoal__bits_float(sign | 0x7f800000u | (m << 13) | (m != 0 ? 0x00400000u : 0u));
     if (e == 0) {
         if (m == 0) return shoal__bits_float(sign);
         /* subnormal: m * 2^-24, normal as a float */
