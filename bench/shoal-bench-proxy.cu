@@ -180,26 +180,23 @@ int main(int argc, char **argv)
         check(d_st, "shoal_dev_longlong_p");
         row("p 8 B, pipelined, then quiet", ks * 1e6, hs * 1e6, "us", "host shoal_longlong_p");
 
-        ks = hs = 1e9;
-        for (int r = 0; r < reps; r++) {
-            ks = best(ks, timed([&] { put_kernel<<<1, 256>>>(dev, dst, src, MiB, miters, d_st); }) / miters);
-            t0 = MPI_Wtime();
-            for (int i = 0; i < miters; i++) SH_OK(sh, shoal_put(sh, dst, src, MiB, 1));
-            hs = best(hs, (MPI_Wtime() - t0) / miters);
+        /* Blocking puts of 1 MiB and 64 MiB, n of each per repetition. */
+        const struct {
+            size_t bytes;
+            int n;
+            const char *what;
+        } rows[] = {{MiB, miters, "put 1 MiB, blocking"}, {big, quick ? 2 : 10, "put 64 MiB, blocking"}};
+        for (const auto &p : rows) {
+            ks = hs = 1e9;
+            for (int r = 0; r < reps; r++) {
+                ks = best(ks, timed([&] { put_kernel<<<1, 256>>>(dev, dst, src, p.bytes, p.n, d_st); }) / p.n);
+                t0 = MPI_Wtime();
+                for (int i = 0; i < p.n; i++) SH_OK(sh, shoal_put(sh, dst, src, p.bytes, 1));
+                hs = best(hs, (MPI_Wtime() - t0) / p.n);
+            }
+            check(d_st, "shoal_dev_put_block");
+            row(p.what, p.bytes / ks / 1e9, p.bytes / hs / 1e9, "GB/s", "host shoal_put");
         }
-        check(d_st, "shoal_dev_put_block");
-        row("put 1 MiB, blocking", MiB / ks / 1e9, MiB / hs / 1e9, "GB/s", "host shoal_put");
-
-        ks = hs = 1e9;
-        for (int r = 0; r < reps; r++) {
-            int n = quick ? 2 : 10;
-            ks = best(ks, timed([&] { put_kernel<<<1, 256>>>(dev, dst, src, big, n, d_st); }) / n);
-            t0 = MPI_Wtime();
-            for (int i = 0; i < n; i++) SH_OK(sh, shoal_put(sh, dst, src, big, 1));
-            hs = best(hs, (MPI_Wtime() - t0) / n);
-        }
-        check(d_st, "shoal_dev_put_block");
-        row("put 64 MiB, blocking", big / ks / 1e9, big / hs / 1e9, "GB/s", "host shoal_put");
     }
     SH_OK(sh, shoal_barrier_all(sh));
 
