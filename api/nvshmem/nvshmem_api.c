@@ -230,12 +230,20 @@ void shoal_nvshmem_device_unregister(int (*bind)(const shoal_nvshmem_device_stat
 
 /* ------------------------------------------------------------ life */
 
-/* NVSHMEM_SYMMETRIC_SIZE, where SHOAL_HEAP_SIZE does not say otherwise. */
+/* NVSHMEM's default heap size: programs written for NVSHMEM count on it. */
+#define NV__HEAP_DEFAULT ((size_t)1 << 30)
+
+/* NVSHMEM_SYMMETRIC_SIZE, where SHOAL_HEAP_SIZE does not say otherwise;
+ * NVSHMEM's default where neither is set. */
 static void nv__heap_size(shoal_config_t *cfg)
 {
     const char *v = getenv("NVSHMEM_SYMMETRIC_SIZE"), *mine = getenv("SHOAL_HEAP_SIZE");
     size_t bytes = 0;
-    if (v == NULL || v[0] == '\0' || (mine != NULL && mine[0] != '\0')) return;
+    if (mine != NULL && mine[0] != '\0') return;
+    if (v == NULL || v[0] == '\0') {
+        cfg->heap_size = NV__HEAP_DEFAULT;
+        return;
+    }
     if (shoal__parse_size(v, &bytes) != SHOAL_SUCCESS || bytes == 0) {
         fprintf(stderr, "nvshmem_init: NVSHMEM_SYMMETRIC_SIZE=%s is not a size (bytes, or with k, m, g, t)\n", v);
         nvshmem_global_exit(1);

@@ -336,10 +336,11 @@ static int proxy_serve(shoal_t sh, struct shoal_proxy *px, const shoal_dev_proxy
 }
 
 /* Spin, yield, then sleep briefly: an idle proxy must not take a core. */
+#define PROXY_SLEEPY 10000 /* idle polls before the thread sleeps between them */
 static void proxy_pause(unsigned *idle)
 {
     if (++*idle < 2000) return;
-    if (*idle < 10000) {
+    if (*idle < PROXY_SLEEPY) {
         sched_yield();
         return;
     }
@@ -367,8 +368,10 @@ static void *proxy_main(void *arg)
                 if (px->meet[g].active) meet_progress(sh, px, g);
         if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ((head << 2) | SHOAL_DEVICE_PROXY_POSTED)) {
             proxy_pause(&idle);
-            if (idle % 64 == 0) {
-                /* Peers' operations into this PE may need its MPI to progress. */
+            if (idle % 64 == 0 || idle >= PROXY_SLEEPY) {
+                /* Peers' operations into this PE may need its MPI to
+                 * progress (MPI RMA on a window MPI cannot map is served
+                 * by the target's progress): once asleep, at every wake. */
                 int flag;
                 MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
             }

@@ -137,6 +137,8 @@ static void check_world(int me, int n)
     CHECK_EQ_INT(nvshmemx_heap_stats(&used, &mapped, &limit), 0);
     CHECK_MSG(used >= 16 * sizeof(int) + 4 * sizeof(double) + 8 * sizeof(long) && mapped >= used && limit >= mapped,
               "nvshmemx_heap_stats: used %zu, mapped %zu, limit %zu", used, mapped, limit);
+    if (getenv("NVSHMEM_SYMMETRIC_SIZE") == NULL && getenv("SHOAL_HEAP_SIZE") == NULL)
+        CHECK_MSG(limit == (size_t)1 << 30, "the heap's limit is %zu with no size set, not NVSHMEM's 1 GiB", limit);
     int v[16];
     for (int i = 0; i < 16; i++) v[i] = me * 100 + i;
     nvshmem_int_put(a, v, 8, right);
