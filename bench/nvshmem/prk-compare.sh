@@ -18,7 +18,9 @@
 # picks transposes (default "get put ptr a2a"); PRK_TIMEOUT bounds each run
 # in seconds (default 120). NVSHMEM's
 # runs start with its PMI bootstrap under MPICH's mpiexec.hydra, with
-# NVSHMEM_REMOTE_TRANSPORT=none and NVLink multicast off.
+# NVSHMEM_REMOTE_TRANSPORT=none and NVLink multicast off. Where PEs share
+# a GPU, run MPS: both runtimes then get CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+# = 100 / (PEs per GPU), without which NVSHMEM refuses its stream barrier.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=$(pwd)
@@ -77,6 +79,14 @@ avg_time() {
     sed -n 's/.*Avg time (s): *\([0-9.eE+-]*\).*/\1/p' "$1" | tail -1
 }
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+# PEs sharing a GPU: NVSHMEM refuses some calls (barrier_all_on_stream)
+# unless MPS splits the GPU's threads between them (a sum of at most 100%);
+# both runtimes get the same share.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${gpus:-0}" -gt 0 ] && [ "$np" -gt "$gpus" ] && [ -z "${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-}" ]; then
+    export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$(( 100 * gpus / np ))
+    echo "prk-compare.sh: $np PEs on $gpus GPU(s): CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE for both"
+fi
 printf '%-24s %4s %6s %14s %14s %8s\n' transpose PEs order "shoal (ms)" "NVSHMEM (ms)" ratio
 rc=0
 for v in $variants; do

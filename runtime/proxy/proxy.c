@@ -165,6 +165,9 @@ static void proxy_answer(struct shoal_proxy *px, uint64_t t, int status, uint64_
 
 static void meet_end(shoal_t sh, struct shoal_proxy *px, proxy_meet_t *m, int status)
 {
+    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_COLL, "device barrier (ticket %llu) of %d PEs%s: %s after %d of %d rounds",
+               (unsigned long long)m->ticket, m->size, m->leaders ? " (the nodes' leaders)" : "",
+               shoal_strerror(status), m->round, m->rounds);
     /* The host hears of a failed barrier too (its next drain says it). */
     if (status != SHOAL_SUCCESS) proxy_note_error(sh, px, status);
     proxy_answer(px, m->ticket, status, 0);
@@ -272,6 +275,8 @@ static int meet_start(shoal_t sh, struct shoal_proxy *px, const shoal_dev_proxy_
         m->active = false;
         return rc;
     }
+    SHOAL__LOG(SHOAL__LOG_TRACE, SHOAL__SUB_COLL, "device barrier (ticket %llu) of %d PEs%s, group %d: started",
+               (unsigned long long)t, size, leaders ? " (the nodes' leaders)" : "", group);
     atomic_fetch_add_explicit(&px->meets, 1, memory_order_acq_rel);
     meet_progress(sh, px, group);
     return 1;
