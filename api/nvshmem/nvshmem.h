@@ -12,9 +12,10 @@
  * The heap is on the GPU where this PE has one (shoal's GPU heap), else
  * in host memory (shoal's host heap): a program that reads its symmetric
  * buffers from the host, as NVSHMEM's primer does, runs as written on a
- * machine without GPUs. NVSHMEM_SYMMETRIC_SIZE sets its size (1 GiB
- * where neither it nor SHOAL_HEAP_SIZE is set, as NVSHMEM's default);
- * SHOAL_* variables apply as for shoal.
+ * machine without GPUs. NVSHMEM_SYMMETRIC_SIZE sets its size (where
+ * neither it nor SHOAL_HEAP_SIZE is set, NVSHMEM's default of 1 GiB for a
+ * fixed heap; a growing one keeps shoal's limit); SHOAL_* variables apply
+ * as for shoal.
  *
  * Kernels: compiled by nvcc, this header also declares NVSHMEM's device
  * API (nvshmem_device.cuh), carried by shoal's device API through a

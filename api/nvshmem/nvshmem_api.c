@@ -234,14 +234,17 @@ void shoal_nvshmem_device_unregister(int (*bind)(const shoal_nvshmem_device_stat
 #define NV__HEAP_DEFAULT ((size_t)1 << 30)
 
 /* NVSHMEM_SYMMETRIC_SIZE, where SHOAL_HEAP_SIZE does not say otherwise;
- * NVSHMEM's default where neither is set. */
+ * where neither is set, NVSHMEM's default for a heap mapped whole at init
+ * (a growing heap, SHOAL_HEAP_RESERVE=n, keeps shoal's limit: the GPU's
+ * memory). */
 static void nv__heap_size(shoal_config_t *cfg)
 {
     const char *v = getenv("NVSHMEM_SYMMETRIC_SIZE"), *mine = getenv("SHOAL_HEAP_SIZE");
     size_t bytes = 0;
     if (mine != NULL && mine[0] != '\0') return;
     if (v == NULL || v[0] == '\0') {
-        cfg->heap_size = NV__HEAP_DEFAULT;
+        shoal__settings_t env;
+        if (shoal__env_load(&env) != SHOAL_SUCCESS || env.heap_reserve) cfg->heap_size = NV__HEAP_DEFAULT;
         return;
     }
     if (shoal__parse_size(v, &bytes) != SHOAL_SUCCESS || bytes == 0) {

@@ -57,7 +57,8 @@ int nvshmemx_n_pes(nvshmem_team_t team);
 /* The symmetric heap on this PE (shoal_heap_stats, a shoal extension):
  * bytes in blocks in use, bytes it may take now (chunks mapped on a
  * growing GPU heap), and its limit (NVSHMEM_SYMMETRIC_SIZE or
- * SHOAL_HEAP_SIZE). Any pointer may be NULL. Returns 0, or nonzero (after
+ * SHOAL_HEAP_SIZE; 1 GiB for a fixed heap where neither is set). Any
+ * pointer may be NULL. Returns 0, or nonzero (after
  * printing why) before nvshmem_init. */
 int nvshmemx_heap_stats(size_t *used, size_t *mapped, size_t *limit);
 

@@ -50,9 +50,11 @@ struct shoal_instance {
     shoal_path_t p2p_level;   /* SHOAL_P2P_LEVEL */
     int coll_algo;            /* SHOAL_COLL: SHOAL__COLL_ALGO_* */
 
-    MPI_Comm comm;        /* duplicate of the user's communicator */
-    MPI_Comm node_comm;   /* PEs of my node */
-    MPI_Comm leader_comm; /* node leaders; MPI_COMM_NULL elsewhere */
+    MPI_Comm comm;                 /* duplicate of the user's communicator */
+    MPI_Comm node_comm;            /* PEs of my node */
+    MPI_Comm leader_comm;          /* node leaders; MPI_COMM_NULL elsewhere */
+    MPI_Request progress;          /* a receive from this PE that nothing sends, tested to drive MPI (base/wait.c) */
+    pthread_mutex_t progress_lock; /* one thread tests it at a time; the others probe */
     int node_rank, node_size, node_id, n_nodes;
     int *pe_node;      /* node of every PE */
     int *pe_node_rank; /* node rank of every PE */

@@ -23,6 +23,18 @@ extern SHOAL__HIDDEN unsigned shoal__spin_limit;
 /* The same, and now and then drive MPI's progress engine: a PE waiting in a
  * rendezvous may be the target of a peer's MPI RMA that needs it. */
 SHOAL__HIDDEN void shoal__wait_progress(shoal_t sh, unsigned *spins);
+
+/* MPI's progress engine, once. An MPI may carry RMA as messages served by
+ * the target's progress (MPICH over UCX does so for atomics on memory UCX
+ * cannot map), and MPI_Iprobe need not run it: testing a pending request
+ * must. So each instance keeps a receive from its own PE that nothing
+ * sends (posted at init on sh->comm, tag SHOAL__TAG_PROGRESS, withdrawn at
+ * finalize), and whichever thread gets its lock tests it; the others, or
+ * an instance without one, probe. Any thread may call it. */
+#define SHOAL__TAG_PROGRESS 0x5f8
+SHOAL__HIDDEN void shoal__mpi_progress(shoal_t sh);
+SHOAL__HIDDEN void shoal__progress_start(shoal_t sh);
+SHOAL__HIDDEN void shoal__progress_stop(shoal_t sh);
 SHOAL__HIDDEN double shoal__now(void);
 
 /* A futex wait on a word of the node's shared control block (at most

@@ -3,6 +3,7 @@
  * when PEs outnumber CPUs. */
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -45,11 +46,49 @@ void shoal__wait_progress(shoal_t sh, unsigned *spins)
      * MPI_Win_unlock) until this PE's MPI answers it. After the first 63
      * spins (a barrier whose PEs are all there never pays for it), then
      * every 64 spins, and at every yield (spins stops counting there). */
-    if ((*spins & 63) == 63 || *spins >= shoal__spin_limit) {
-        int flag;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
-    }
+    if ((*spins & 63) == 63 || *spins >= shoal__spin_limit) shoal__mpi_progress(sh);
     shoal__wait_pause(spins);
+}
+
+void shoal__mpi_progress(shoal_t sh)
+{
+    int flag = 0;
+    if (pthread_mutex_trylock(&sh->progress_lock) == 0) {
+        bool have = sh->progress != MPI_REQUEST_NULL;
+        /* Completed only by a message nobody sends: then it is gone, and
+         * probes take over. */
+        if (have) MPI_Test(&sh->progress, &flag, MPI_STATUS_IGNORE);
+        pthread_mutex_unlock(&sh->progress_lock);
+        if (have) return;
+    }
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
+}
+
+/* A receive of nothing from this PE itself: no message of any peer can
+ * match it. Without it (the post failed), progress is probes. */
+void shoal__progress_start(shoal_t sh)
+{
+    static char none;
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (MPI_Irecv(&none, 0, MPI_BYTE, sh->my_pe, SHOAL__TAG_PROGRESS, sh->comm, &req) != MPI_SUCCESS)
+        req = MPI_REQUEST_NULL;
+    pthread_mutex_lock(&sh->progress_lock);
+    sh->progress = req;
+    pthread_mutex_unlock(&sh->progress_lock);
+}
+
+/* Before sh->comm is freed, once no thread of the instance waits. */
+void shoal__progress_stop(shoal_t sh)
+{
+    pthread_mutex_lock(&sh->progress_lock);
+    if (sh->progress != MPI_REQUEST_NULL) {
+        if (MPI_Cancel(&sh->progress) == MPI_SUCCESS)
+            MPI_Wait(&sh->progress, MPI_STATUS_IGNORE);
+        else
+            MPI_Request_free(&sh->progress); /* it receives nothing, into nothing */
+        sh->progress = MPI_REQUEST_NULL;
+    }
+    pthread_mutex_unlock(&sh->progress_lock);
 }
 
 /* The control block lives in a MAP_SHARED window: shared futexes (no

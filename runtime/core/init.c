@@ -200,6 +200,7 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
         pthread_rwlockattr_destroy(&attr);
     }
     sh->comm = sh->node_comm = sh->leader_comm = MPI_COMM_NULL;
+    sh->progress = MPI_REQUEST_NULL;
     sh->ctrl_win = MPI_WIN_NULL;
     sh->keyval = MPI_KEYVAL_INVALID;
     sh->my_pe = -1;
@@ -225,6 +226,8 @@ int shoal__init(MPI_Comm comm, const shoal_config_t *cfg_in, shoal_t *sh_p)
                             inter ? "an intercommunicator cannot host an instance" : "cannot query the communicator");
     }
     shoal__log_set_pe(sh->my_pe);
+    pthread_mutex_init(&sh->progress_lock, NULL);
+    shoal__progress_start(sh);
     /* The SHOAL_* variables, parsed once; where each setting came from (INFO). */
     shoal__env_for_init(sh, cfg, &env);
     sh->disabled = env.transport_disable;

@@ -130,10 +130,7 @@ static void shoal__node_wait(shoal_t sh, unsigned *spins, shoal__waitq_t *q, con
     uint32_t seen;
 
     if (!shoal__wait_step(sh, spins, true)) return;
-    {
-        int flag;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
-    }
+    shoal__mpi_progress(sh);
     atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_relaxed);
     seen = atomic_load_explicit(&q->seq, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);

@@ -245,10 +245,7 @@ static int shoal__wait_do(shoal_t sh, const char *call, const shoal__wait_spec_t
         if (!w->block) {
             /* A test that found nothing: MPI progresses once, so that a
              * loop of tests lets the peers' operations land. */
-            if (rma) {
-                int flag;
-                MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
-            }
+            if (rma) shoal__mpi_progress(sh);
             break;
         }
         /* The clock is read now and then: a look at a host word costs less. */
@@ -262,8 +259,7 @@ static int shoal__wait_do(shoal_t sh, const char *call, const shoal__wait_spec_t
             }
         }
         if (rma) {
-            int flag;
-            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->comm, &flag, MPI_STATUS_IGNORE);
+            shoal__mpi_progress(sh);
             shoal__wait_pause(&spins);
         } else {
             shoal__wait_progress(sh, &spins);

@@ -39,11 +39,6 @@ _Static_assert(PROXY_SAME_AMO(FETCH) && PROXY_SAME_AMO(SET) && PROXY_SAME_AMO(SW
 #define PROXY_GROUPS (SHOAL_DEVICE_TEAMS + 2)
 /* Tags of the barrier rounds on sh->comm: one per group and round. */
 #define PROXY_TAG(group, round) (0x1000 + (group)*32 + (round))
-/* The progress receive's tag: a receive from this PE itself that nothing
- * sends, tested while idle. Testing a pending request runs MPI's progress
- * engine (MPI_Iprobe need not: MPICH's over UCX leaves a peer's RMA
- * atomics into this PE's window waiting). */
-#define PROXY_PROGRESS_TAG 0x5f8
 
 /* A barrier in progress: a dissemination over its members, a round at a time. */
 typedef struct proxy_meet {
@@ -77,8 +72,6 @@ struct shoal_proxy {
     _Atomic int stop;
     _Atomic uint64_t served; /* tickets served (the next one to look at) */
     _Atomic int meets;       /* barriers in progress */
-    MPI_Request progress;    /* the progress receive (MPI_REQUEST_NULL: none) */
-    int progress_buf;
     proxy_meet_t meet[PROXY_GROUPS];
     bool dead[PROXY_GROUPS]; /* a barrier of the group timed out: its late messages could match the next */
     /* The first failure of a request nobody waited for: for the next
@@ -347,8 +340,9 @@ static int proxy_serve(shoal_t sh, struct shoal_proxy *px, const shoal_dev_proxy
     }
 }
 
-/* Spin, yield, then sleep briefly: an idle proxy must not take a core. */
 #define PROXY_SLEEPY 10000 /* idle polls before the thread sleeps between them */
+
+/* Spin, yield, then sleep briefly: an idle proxy must not take a core. */
 static void proxy_pause(unsigned *idle)
 {
     if (++*idle < 2000) return;
@@ -385,8 +379,7 @@ static void *proxy_main(void *arg)
                  * progress (MPI RMA that MPI carries as messages is
                  * served by the target's progress): once asleep, at
                  * every wake. */
-                int flag = 0;
-                if (px->progress != MPI_REQUEST_NULL) MPI_Test(&px->progress, &flag, MPI_STATUS_IGNORE);
+                shoal__mpi_progress(sh);
             }
             continue;
         }
@@ -445,9 +438,6 @@ static void proxy_free(shoal_t sh)
 {
     struct shoal_proxy *px = proxy_of(sh);
     if (px == NULL) return;
-    /* The thread is gone: the progress receive is withdrawn. */
-    if (px->progress != MPI_REQUEST_NULL && MPI_Cancel(&px->progress) == MPI_SUCCESS)
-        MPI_Wait(&px->progress, MPI_STATUS_IGNORE);
     if (px->slots != NULL) cudaFreeHost(px->slots);
     if (px->pinned != NULL) cudaFreeHost(px->pinned);
     if (px->dev_words != NULL) cudaFree(px->dev_words);
@@ -479,7 +469,6 @@ static int proxy_create(shoal_t sh, const char *call)
         return shoal__error(sh, SHOAL_ERR_NO_MEMORY, call, "out of memory");
     }
     pthread_mutex_init(&px->lock, NULL);
-    px->progress = MPI_REQUEST_NULL;
     sh->proxy = px;
     px->device = sh->gpu->device;
     px->my_leader = -1;
@@ -533,8 +522,6 @@ static int proxy_create(shoal_t sh, const char *call)
     atomic_init(&px->stop, 0);
     atomic_init(&px->served, 0);
     atomic_init(&px->meets, 0);
-    SHOAL__MPI_TRY(sh, call, rc, out,
-                   MPI_Irecv(&px->progress_buf, 1, MPI_INT, sh->my_pe, PROXY_PROGRESS_TAG, sh->comm, &px->progress));
     if (pthread_create(&px->thread, NULL, proxy_main, sh) != 0) {
         rc = shoal__error(sh, SHOAL_ERR_SYSTEM, call, "cannot start the device proxy thread");
         goto out;
