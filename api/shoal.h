@@ -125,7 +125,9 @@ SHOAL_EXPORT int shoal_finalize(shoal_t sh);
 
 SHOAL_EXPORT int shoal_my_pe(shoal_t sh); /* negative status on a bad instance */
 SHOAL_EXPORT int shoal_n_pes(shoal_t sh);
-/* The instance's duplicate communicator (for reference; do not free). */
+/* The instance's duplicate communicator (for reference; do not free, and
+ * send nothing on it: shoal's own messages and its progress receive, a
+ * receive from each PE itself, use its tags). */
 SHOAL_EXPORT int shoal_comm(shoal_t sh, MPI_Comm *comm_p);
 /* SHOAL_HEAP_HOST or SHOAL_HEAP_GPU: where this instance's heap lives. */
 SHOAL_EXPORT int shoal_heap_kind(shoal_t sh);

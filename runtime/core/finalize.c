@@ -202,7 +202,6 @@ int shoal__finalize(shoal_t sh)
                           why);
     }
     shoal__proxy_stop(sh);
-    shoal__progress_stop(sh); /* no thread of the instance waits from here: MPI is probed */
     shoal__registers_free(sh);
     shoal__teams_destroy(sh, !sh->broken);
     shoal__transports_teardown(sh);
@@ -211,9 +210,10 @@ int shoal__finalize(shoal_t sh)
     shoal__heap_host_destroy(sh);
     shoal__alloc_fini(&sh->alloc);
     pthread_rwlock_destroy(&sh->alloc_lock);
-    pthread_mutex_destroy(&sh->progress_lock);
     shoal__drain_notes(sh);
     shoal__robust_destroy(sh);
+    shoal__progress_stop(sh); /* the last wait is over; sh->comm goes next */
+    pthread_mutex_destroy(&sh->progress_lock);
     if (!sh->broken) {
         if (sh->ctrl_locked) MPI_Win_unlock_all(sh->ctrl_win);
         if (sh->ctrl_win != MPI_WIN_NULL) MPI_Win_free(&sh->ctrl_win);
