@@ -6,6 +6,10 @@
  *   growth    shoal_malloc of 1 GiB that maps new chunks (then shoal_free,
  *             which gives them back) vs cudaMalloc + cudaFree of 1 GiB on
  *             the same GPU                                      goal <= 2x
+ *             and vs the same through CUDA IPC: cudaMalloc, the handle
+ *             to every node peer, each opening every peer's, then
+ *             closing and cudaFree (what a symmetric block of node peers
+ *             that load and store each other's costs without VMM; report)
  *   put       stream put bandwidth of 64 MiB to the right neighbour on a
  *             heap grown in steps vs on a fixed heap            goal >= 0.98x
  *   dev put   a block's shoal_dev_put_block of 64 MiB, the same pair of
@@ -49,6 +53,39 @@ static shoal_t make(size_t limit, bool fixed)
     cfg.heap_size = limit;
     SH_OK(sh, shoal_init(MPI_COMM_WORLD, &cfg, &sh));
     return sh;
+}
+
+/* A symmetric 1 GiB without VMM: cudaMalloc, its IPC handle to every PE
+ * of the node, each opening every peer's; then closed and freed. Seconds,
+ * the slowest PE's. */
+static double time_ipc_block(MPI_Comm node, size_t n)
+{
+    int nme = 0, nn = 1;
+    void *p = NULL;
+    cudaIpcMemHandle_t mine, *all;
+    void **peer;
+
+    MPI_Comm_rank(node, &nme);
+    MPI_Comm_size(node, &nn);
+    all = (cudaIpcMemHandle_t *)calloc((size_t)nn, sizeof(*all));
+    peer = (void **)calloc((size_t)nn, sizeof(*peer));
+    if (all == NULL || peer == NULL) bench_die(me, "calloc", "out of memory");
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    CUDA_OK(cudaMalloc(&p, n));
+    CUDA_OK(cudaIpcGetMemHandle(&mine, p));
+    MPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, node);
+    for (int j = 0; j < nn; j++)
+        if (j != nme) CUDA_OK(cudaIpcOpenMemHandle(&peer[j], all[j], cudaIpcMemLazyEnablePeerAccess));
+    MPI_Barrier(node); /* every peer mapped, as after a symmetric malloc */
+    for (int j = 0; j < nn; j++)
+        if (j != nme) CUDA_OK(cudaIpcCloseMemHandle(peer[j]));
+    MPI_Barrier(node); /* nobody frees memory a peer still maps */
+    CUDA_OK(cudaFree(p));
+    t = slowest(MPI_Wtime() - t);
+    free(all);
+    free(peer);
+    return t;
 }
 
 static double time_init(size_t limit, bool fixed)
@@ -96,7 +133,8 @@ int main(int argc, char **argv)
     long reps = 5;
     int quick = 0, provided = 0, ndev = 0;
     const size_t gib = (size_t)1 << 30, put_n = (size_t)64 << 20;
-    double init_grow = 1e30, init_fixed = 1e30, grow = 1e30, cuda = 1e30;
+    double init_grow = 1e30, init_fixed = 1e30, grow = 1e30, cuda = 1e30, ipc = 1e30;
+    MPI_Comm node = MPI_COMM_NULL;
     double put_grown = 1e30, put_fixed = 1e30, dput_grown = 1e30, dput_fixed = 1e30;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -119,6 +157,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 77;
     }
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     for (long r = 0; r < reps; r++) {
         bench_keep_best(&init_fixed, time_init((size_t)256 << 20, true));
         bench_keep_best(&init_grow, time_init((size_t)1 << 40, false));
@@ -133,6 +172,7 @@ int main(int argc, char **argv)
             CUDA_OK(cudaMalloc(&p, gib));
             CUDA_OK(cudaFree(p));
             bench_keep_best(&cuda, slowest(MPI_Wtime() - t));
+            bench_keep_best(&ipc, time_ipc_block(node, gib));
             MPI_Barrier(MPI_COMM_WORLD);
             t = MPI_Wtime();
             p = shoal_malloc(sh, gib);
@@ -168,11 +208,15 @@ int main(int argc, char **argv)
                init_grow * 1e3, init_fixed * 1e3, init_grow / init_fixed);
         printf("  1 GiB          shoal_malloc+free %8.2f ms  cudaMalloc+free %8.2f ms  ratio %.2fx (goal <= 2x)\n",
                grow * 1e3, cuda * 1e3, grow / cuda);
+        printf("  1 GiB          shoal_malloc+free %8.2f ms  cudaMalloc+IPC to node peers+free %8.2f ms  ratio %.2fx "
+               "(report)\n",
+               grow * 1e3, ipc * 1e3, grow / ipc);
         printf("  stream put     grown %8.1f GB/s  fixed %8.1f GB/s  ratio %.3fx (goal >= 0.98x)\n",
                put_n / put_grown / 1e9, put_n / put_fixed / 1e9, put_fixed / put_grown);
         printf("  device put     grown %8.1f GB/s  fixed %8.1f GB/s  ratio %.3fx (goal >= 0.98x)\n",
                put_n / dput_grown / 1e9, put_n / dput_fixed / 1e9, dput_fixed / dput_grown);
     }
+    MPI_Comm_free(&node);
     MPI_Finalize();
     return 0;
 }

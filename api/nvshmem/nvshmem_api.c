@@ -235,8 +235,7 @@ void shoal_nvshmem_device_unregister(int (*bind)(const shoal_nvshmem_device_stat
 
 /* NVSHMEM_SYMMETRIC_SIZE, where SHOAL_HEAP_SIZE does not say otherwise;
  * where neither is set, NVSHMEM's default for a heap mapped whole at init
- * (a growing heap, SHOAL_HEAP_RESERVE=n, keeps shoal's limit: the GPU's
- * memory). */
+ * (a growing heap, the default, keeps shoal's limit: the GPU's memory). */
 static void nv__heap_size(shoal_config_t *cfg)
 {
     const char *v = getenv("NVSHMEM_SYMMETRIC_SIZE"), *mine = getenv("SHOAL_HEAP_SIZE");
