@@ -233,9 +233,26 @@ void shoal_nvshmem_device_unregister(int (*bind)(const shoal_nvshmem_device_stat
 /* NVSHMEM's default heap size: programs written for NVSHMEM count on it. */
 #define NV__HEAP_DEFAULT ((size_t)1 << 30)
 
+/* Whether shoal_init will put this PE's heap on its GPU (its rule for
+ * SHOAL_HEAP_AUTO: a GPU where the PE sees one). */
+static bool nv__gpu_heap(const shoal_config_t *cfg)
+{
+    int n = 0;
+    if (cfg->heap_kind == SHOAL_HEAP_HOST) return false;
+#if SHOAL_HAVE_CUDA
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        n = 0;
+    }
+#endif
+    return n > 0;
+}
+
 /* NVSHMEM_SYMMETRIC_SIZE, where SHOAL_HEAP_SIZE does not say otherwise;
- * where neither is set, NVSHMEM's default for a heap mapped whole at init
- * (a growing heap, the default, keeps shoal's limit: the GPU's memory). */
+ * where neither is set, NVSHMEM's default for a heap whose limit is what it
+ * may take (a fixed GPU heap, mapped whole at init) and for a host heap
+ * (sparse: the limit costs nothing). A growing GPU heap, the default,
+ * keeps shoal's limit: the GPU's memory. */
 static void nv__heap_size(shoal_config_t *cfg)
 {
     const char *v = getenv("NVSHMEM_SYMMETRIC_SIZE"), *mine = getenv("SHOAL_HEAP_SIZE");
@@ -243,7 +260,8 @@ static void nv__heap_size(shoal_config_t *cfg)
     if (mine != NULL && mine[0] != '\0') return;
     if (v == NULL || v[0] == '\0') {
         shoal__settings_t env;
-        if (shoal__env_load(&env) != SHOAL_SUCCESS || env.heap_reserve) cfg->heap_size = NV__HEAP_DEFAULT;
+        if (shoal__env_load(&env) != SHOAL_SUCCESS || env.heap_reserve || !nv__gpu_heap(cfg))
+            cfg->heap_size = NV__HEAP_DEFAULT;
         return;
     }
     if (shoal__parse_size(v, &bytes) != SHOAL_SUCCESS || bytes == 0) {
