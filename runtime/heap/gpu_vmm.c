@@ -827,7 +827,15 @@ void shoal__heap_gpu_trim(shoal_t sh, size_t lo, size_t hi)
         /* No copy may still use it: this PE's GPU work ends first (the
          * application's streams too; the driver does not wait in
          * cuMemUnmap). */
-        if (!synced && cudaDeviceSynchronize() != cudaSuccess) cudaGetLastError();
+        if (!synced) {
+            cudaError_t e = cudaDeviceSynchronize();
+            if (e != cudaSuccess) { /* the memory goes back all the same: nothing may use it any more */
+                SHOAL__LOG(SHOAL__LOG_WARN, SHOAL__SUB_CUDA,
+                           "giving back GPU heap memory: cudaDeviceSynchronize failed (%s): %s", cudaGetErrorName(e),
+                           cudaGetErrorString(e));
+                cudaGetLastError();
+            }
+        }
         synced = true;
         shoal__vmm_drop(sh, v, c);
         c += n;
