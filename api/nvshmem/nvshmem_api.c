@@ -15,6 +15,7 @@
 #define SHOAL__NVSHMEM_LIBRARY 1
 #include "nvshmem.h"
 #include "base/shoal_env.h"
+#include "heap/shoal_heap.h"
 
 #if SHOAL_HAVE_CUDA
 #include "shoal_cuda.h"
@@ -233,21 +234,6 @@ void shoal_nvshmem_device_unregister(int (*bind)(const shoal_nvshmem_device_stat
 /* NVSHMEM's default heap size: programs written for NVSHMEM count on it. */
 #define NV__HEAP_DEFAULT ((size_t)1 << 30)
 
-/* Whether shoal_init will put this PE's heap on its GPU (its rule for
- * SHOAL_HEAP_AUTO: a GPU where the PE sees one). */
-static bool nv__gpu_heap(const shoal_config_t *cfg)
-{
-    int n = 0;
-    if (cfg->heap_kind == SHOAL_HEAP_HOST) return false;
-#if SHOAL_HAVE_CUDA
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
-        n = 0;
-    }
-#endif
-    return n > 0;
-}
-
 /* NVSHMEM_SYMMETRIC_SIZE, where SHOAL_HEAP_SIZE does not say otherwise;
  * where neither is set, NVSHMEM's default for a heap whose limit is what it
  * may take (a fixed GPU heap, mapped whole at init) and for a host heap
@@ -260,8 +246,9 @@ static void nv__heap_size(shoal_config_t *cfg)
     if (mine != NULL && mine[0] != '\0') return;
     if (v == NULL || v[0] == '\0') {
         shoal__settings_t env;
-        if (shoal__env_load(&env) != SHOAL_SUCCESS || env.heap_reserve || !nv__gpu_heap(cfg))
-            cfg->heap_size = NV__HEAP_DEFAULT;
+        /* The heap goes on a GPU as shoal_init decides it (heap/shoal_heap.h). */
+        bool gpu = cfg->heap_kind != SHOAL_HEAP_HOST && shoal__gpu_count(NULL) > 0;
+        if (shoal__env_load(&env) != SHOAL_SUCCESS || env.heap_reserve || !gpu) cfg->heap_size = NV__HEAP_DEFAULT;
         return;
     }
     if (shoal__parse_size(v, &bytes) != SHOAL_SUCCESS || bytes == 0) {

@@ -56,8 +56,7 @@ typedef struct shoal__env_name {
       "a positive size such as 512m or 2g, at most 256t",                                                              \
       "bytes of symmetric heap per PE (`k`, `m`, `g`, `t` suffixes, an optional `B`), rounded up to 64 (256 on "       \
       "GPUs): the most it holds. A growing GPU heap (`SHOAL_HEAP_RESERVE=n`) takes memory only as blocks need it, "    \
-      "and where "                                                                                                     \
-      "this is unset its limit is the smallest GPU memory of the PEs; a fixed one (the default) takes "                \
+      "and where this is unset its limit is the smallest GPU memory of the PEs; a fixed one (the default) takes "      \
       "this at init; host heaps are sparse (a page is taken when first touched)")                                      \
     X(HEAP_RESERVE, BOOL, "y", SHOAL__ENV_ANY, heap_reserve, NULL,                                                     \
       "`n`: a GPU heap grows, reserving the addresses and mapping memory in chunks as blocks need it, giving back "    \

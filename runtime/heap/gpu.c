@@ -10,6 +10,12 @@
 
 #if !SHOAL_HAVE_CUDA
 
+int shoal__gpu_count(const char **why_p)
+{
+    if (why_p != NULL) *why_p = "shoal was built without CUDA";
+    return 0;
+}
+
 int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p)
 {
     (void)sh;
@@ -187,22 +193,33 @@ static int shoal__gpu_entry_points(shoal_t sh, struct shoal_gpu *g)
     return SHOAL_SUCCESS;
 }
 
+int shoal__gpu_count(const char **why_p)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+
+    /* Without a driver this is an error (35), not 0 devices: both mean no GPU. */
+    if (err != cudaSuccess || count == 0) {
+        if (why_p != NULL) *why_p = err != cudaSuccess ? cudaGetErrorString(err) : "0 devices";
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
 /* Pick the device: the configured one; else the one the application made
  * current; else, when it made none current, node rank modulo the count. */
 int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p)
 {
     static const char *call = "shoal_init";
     struct shoal_gpu *g = NULL;
-    int count = 0, dev = 0, rc = SHOAL_SUCCESS;
-    cudaError_t err = cudaGetDeviceCount(&count);
+    const char *why = NULL;
+    int count = shoal__gpu_count(&why), dev = 0, rc = SHOAL_SUCCESS;
     CUcontext ctx = NULL;
 
     *have_gpu_p = false;
-    /* Without a driver this is an error (35), not 0 devices: both mean no GPU. */
-    if (err != cudaSuccess || count == 0) {
-        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "no GPU: cudaGetDeviceCount: %s",
-                   err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-        cudaGetLastError();
+    if (count == 0) {
+        SHOAL__LOG(SHOAL__LOG_INFO, SHOAL__SUB_CUDA, "no GPU: cudaGetDeviceCount: %s", why);
         return SHOAL_SUCCESS;
     }
     g = calloc(1, sizeof(*g));

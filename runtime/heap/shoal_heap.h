@@ -45,6 +45,10 @@ SHOAL__HIDDEN void shoal__heap_host_destroy(shoal_t sh);
 SHOAL__HIDDEN size_t shoal__heap_host_span(shoal_t sh);
 /* The system's page size (4096 where it cannot be asked). */
 SHOAL__HIDDEN size_t shoal__page_size(void);
+/* The GPUs CUDA shows this process: 0 where there is no driver, or shoal
+ * was built without CUDA (*why_p, where not NULL, then says why). A PE
+ * whose heap kind is auto gets a GPU heap exactly where this is not 0. */
+SHOAL__HIDDEN int shoal__gpu_count(const char **why_p);
 SHOAL__HIDDEN int shoal__gpu_probe(shoal_t sh, bool *have_gpu_p);
 SHOAL__HIDDEN int shoal__heap_gpu_create(shoal_t sh);
 /* Growing or fixed (collective, every PE with a GPU heap; the default
