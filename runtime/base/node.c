@@ -2,7 +2,7 @@
  * SHOAL_NODE_SIZE blocks), their leaders, and the node's control window:
  * the control block the rendezvous runs on, then each PE's description of
  * its heap, which the heaps and transports of the node read, then the
- * teams' slots (runtime/base/shoal_node.h). */
+ * teams' slots, then the teams' inline buffers (runtime/base/shoal_node.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +12,11 @@
 static size_t shoal__team_slots_bytes(shoal_t sh)
 {
     return (size_t)SHOAL_TEAM_MAX * (size_t)sh->node_size * sizeof(shoal__team_slot_t);
+}
+/* Bytes of the teams' inline buffers: two per team slot. */
+static size_t shoal__team_inline_bytes(shoal_t sh)
+{
+    return (size_t)SHOAL_TEAM_MAX * (size_t)sh->node_size * 2 * SHOAL__TEAM_INLINE;
 }
 /* Bytes of the node's control block (its slots included): what other
  * nodes may read of the control window. */
@@ -91,8 +96,8 @@ int shoal__ctrl_create(shoal_t sh)
     MPI_Aint size = 0;
     int disp = 0, rc = SHOAL_SUCCESS;
     void *base = NULL;
-    size_t bytes =
-        shoal__node_ctrl_bytes(sh) + (size_t)sh->node_size * sizeof(shoal__heap_desc_t) + shoal__team_slots_bytes(sh);
+    size_t bytes = shoal__node_ctrl_bytes(sh) + (size_t)sh->node_size * sizeof(shoal__heap_desc_t) +
+                   shoal__team_slots_bytes(sh) + shoal__team_inline_bytes(sh);
 
     SHOAL__MPI_TRY(sh, call, rc, out,
                    MPI_Win_allocate_shared(sh->node_rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, sh->node_comm,
@@ -151,4 +156,11 @@ shoal__team_slot_t *shoal__team_slot(shoal_t sh, int id, int node_rank)
 {
     char *base = (char *)shoal__heap_desc(sh, sh->node_size); /* right after the heap records */
     return (shoal__team_slot_t *)base + (size_t)id * (size_t)sh->node_size + (size_t)node_rank;
+}
+
+void *shoal__team_inline(shoal_t sh, int id, int node_rank, uint64_t gen)
+{
+    char *base = (char *)shoal__team_slot(sh, 0, 0) + shoal__team_slots_bytes(sh); /* right after the slots */
+    size_t i = ((size_t)id * (size_t)sh->node_size + (size_t)node_rank) * 2 + (size_t)(gen & 1);
+    return base + i * SHOAL__TEAM_INLINE;
 }

@@ -102,4 +102,12 @@ _Static_assert(sizeof(shoal__team_slot_t) == SHOAL__CACHELINE, "one cache line a
 /* Node rank node_rank's slot for team id (runtime/base/node.c: the window's layout). */
 SHOAL__HIDDEN shoal__team_slot_t *shoal__team_slot(shoal_t sh, int id, int node_rank);
 
+/* Bytes a member carries with a meeting of a team on one node (a small
+ * reduction's operand): two buffers per slot, used by meetings of odd and
+ * even generation in turn, so that a member writes one again only after
+ * every member arrived in the meeting between, done reading it. */
+#define SHOAL__TEAM_INLINE 256
+/* Node rank r's buffer for the team's meeting of generation gen. */
+SHOAL__HIDDEN void *shoal__team_inline(shoal_t sh, int id, int node_rank, uint64_t gen);
+
 #endif /* SHOAL_NODE_H */

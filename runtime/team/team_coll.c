@@ -8,6 +8,8 @@
  *  - otherwise (members on other nodes, GPU heaps, staged peers): puts and
  *    gets through each pair's transport, a reduction gathering every
  *    member's src into a buffer here.
+ * A small reduction on one node goes in one meeting: each member's src
+ * travels in its team slot's buffer, and each member combines them all.
  * A reduce-scatter is a reduction of one block per member: each combines
  * block my_pe of every member's src into its own dest (loads, or gets).
  * Broadcast, collect, fcollect and alltoall(s) push into the members' dest
@@ -351,6 +353,37 @@ static int shoal__reduce_ls(shoal_team_t t, int dt, int op, char *dest, const ch
     return SHOAL_SUCCESS;
 }
 
+/* Whether a reduction of bytes goes inline: a team on one node whose heaps
+ * are loaded here, an operand that fits a slot's buffer. */
+static bool shoal__reduce_inline_ok(shoal_team_t t, size_t bytes)
+{
+    return t->ls_call && t->n_nodes == 1 && t->n_local == t->n_pes && bytes > 0 && bytes <= SHOAL__TEAM_INLINE;
+}
+
+/* A small reduction in one meeting: each member copies its src into its
+ * slot's buffer for the meeting, the members meet (which checks the call
+ * too), and each combines every member's copy, in team order (the same
+ * result on every member), into its own dest. No member reads a src after
+ * the meeting, so none needs a second one. */
+static int shoal__reduce_inline(shoal_team_t t, const char *call, uint32_t kind, int dt, int op, char *dest,
+                                const char *src, size_t n)
+{
+    shoal_t sh = t->sh;
+    size_t bytes = n * shoal__dt_size(dt);
+    uint64_t gen = t->gen + 1; /* the meeting below's */
+    _Alignas(SHOAL__CACHELINE) char acc[SHOAL__TEAM_INLINE];
+    int rc;
+
+    memcpy(shoal__team_inline(sh, t->id, sh->node_rank, gen), src, bytes);
+    rc = shoal__team_meet(t, call, kind, n, 0);
+    if (rc != SHOAL_SUCCESS) return rc;
+    memcpy(acc, shoal__team_inline(sh, t->id, t->local[0], gen), bytes);
+    for (int k = 1; k < t->n_pes; k++)
+        shoal__reduce_apply(dt, op, acc, shoal__team_inline(sh, t->id, t->local[k], gen), n);
+    memcpy(dest, acc, bytes);
+    return SHOAL_SUCCESS;
+}
+
 /* Reduction through the transports: every member's src into acc here, a
  * step at a time; dest written after the members met again. */
 static int shoal__reduce_gather(shoal_team_t t, const char *call, int dt, int op, const char *src, size_t n, char *acc,
@@ -384,6 +417,8 @@ int shoal__coll_reduce(shoal_team_t t, const char *call, int dt, int op, void *d
     hier = shoal__reduce_hier_ok(t) && shoal__in_heap(sh, dest, 1) && shoal__in_heap(sh, src, 1);
     rc = shoal__coll_bytes(sh, call, nreduce, es, &bytes);
     if (rc == SHOAL_SUCCESS) rc = shoal__coll_check(t, call, dest, bytes, src, bytes, true);
+    if (rc == SHOAL_SUCCESS && shoal__reduce_inline_ok(t, bytes))
+        return shoal__reduce_inline(t, call, kind, dt, op, dest, src, nreduce);
     if (rc == SHOAL_SUCCESS && bytes > 0 && !hier) rc = shoal__reduce_buffers(t, call, bytes, &acc, &buf);
     if (rc != SHOAL_SUCCESS) {
         rc = shoal__coll_fail(t, call, kind, nreduce, 0, rc);

@@ -704,8 +704,41 @@ static void check_half_conversions(void)
     CHECK_EQ_INT(shoal_bfloat16_from_float(3.4028235e38f).bits, 0x7f80); /* float's largest: a bfloat16 infinity */
 }
 
+/* Reductions back to back with nothing between them: a member writes its
+ * next src as soon as its call returns, while the others may still be in
+ * theirs. Sizes on both sides of the one-meeting (inline) limit, 8 B to
+ * 512 B, in place and not; every round checked on every member. */
+static void r_rounds(ctx_t *c)
+{
+    static const size_t ns[] = {1, 4, 31, 32, 33, 64};
+    long long hs[64], hd[64];
+    int rounds = c->tn > 2 ? 240 : 600;
+
+    sync_team(c);
+    for (int r = 0; r < rounds; r++) {
+        size_t n = ns[r % 6];
+        int in_place = (r / 6) % 2;
+        long long *dest = (long long *)c->dst, *src = in_place ? dest : (long long *)c->src;
+        for (size_t k = 0; k < n; k++) hs[k] = (long long)r * 1000003 + (long long)c->tm * 7919 + (long long)k;
+        test_heap_write(c->sh, src, hs, n * sizeof(long long));
+        CHECK_OK(shoal_longlong_sum_reduce(c->team, dest, src, n), c->sh);
+        test_heap_read(c->sh, hd, dest, n * sizeof(long long));
+        for (size_t k = 0; k < n; k++) {
+            long long want =
+                (long long)c->tn * ((long long)r * 1000003 + (long long)k) + 7919LL * c->tn * (c->tn - 1) / 2;
+            if (hd[k] != want)
+                check__fail(__FILE__, __LINE__,
+                            "round %d: shoal_longlong_sum_reduce(nreduce %zu%s) on team %s (team PE %d of %d): "
+                            "element %zu is %lld, expected %lld",
+                            r, n, in_place ? ", in place" : "", c->tname, c->tm, c->tn, k, hd[k], want);
+        }
+    }
+    salt += rounds;
+}
+
 static void test_reductions(ctx_t *c)
 {
+    r_rounds(c);
     r_half(c);
     for (size_t i = 0; i < NRCASES; i++) {
         r_run(c, &rcases[i], 0, 0);
@@ -781,6 +814,9 @@ static void test_mismatch(ctx_t *c)
                     "shoal_int_sum_reduce(nreduce 8)", "shoal_long_sum_reduce(nreduce 8)");
     expect_mismatch(c, shoal_int_sum_reduce(c->team, d, s, odd ? 7 : 8), "shoal_int_sum_reduce(nreduce 8)",
                     "shoal_int_sum_reduce(nreduce 7)");
+    /* 256 B goes in one meeting, 260 B in two: still named, not a hang. */
+    expect_mismatch(c, shoal_int_sum_reduce(c->team, d, s, odd ? 65 : 64), "shoal_int_sum_reduce(nreduce 64)",
+                    "shoal_int_sum_reduce(nreduce 65)");
     expect_mismatch(c, shoal_int_sum_reducescatter(c->team, d, s, odd ? 7 : 8),
                     "shoal_int_sum_reducescatter(nreduce 8)", "shoal_int_sum_reducescatter(nreduce 7)");
     if (c->tm == 0) check_note("reducescatter mismatch on %s: %s", c->tname, shoal_last_error(c->sh));
