@@ -144,9 +144,9 @@ SHOAL_EXPORT int shoal_free(shoal_t sh, void *ptr);
 SHOAL_EXPORT int shoal_heap_usage(shoal_t sh, size_t *used_p, size_t *free_p);
 
 /* What the heap takes from the machine. A growing heap (a GPU heap on
- * CUDA's virtual memory, with SHOAL_HEAP_RESERVE=n) maps memory in chunks
- * as blocks need them and gives back chunks no block uses; a fixed GPU heap
- * takes its limit at init; a host heap is sparse (a page is taken when
+ * CUDA's virtual memory, the default) maps memory in chunks as blocks need
+ * them and gives back chunks no block uses; a fixed GPU heap
+ * (SHOAL_HEAP_RESERVE=y) takes its limit at init; a host heap is sparse (a page is taken when
  * first touched, and freed pages go back). */
 typedef struct shoal_heap_stats {
     size_t used;   /* bytes in blocks in use */

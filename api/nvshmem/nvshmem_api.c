@@ -237,8 +237,8 @@ void shoal_nvshmem_device_unregister(int (*bind)(const shoal_nvshmem_device_stat
 /* NVSHMEM_SYMMETRIC_SIZE, where SHOAL_HEAP_SIZE does not say otherwise;
  * where neither is set, NVSHMEM's default for a heap whose limit is what it
  * may take (a fixed GPU heap, mapped whole at init) and for a host heap
- * (sparse: the limit costs nothing). A growing GPU heap
- * (SHOAL_HEAP_RESERVE=n) keeps shoal's limit: the GPU's memory. */
+ * (sparse: the limit costs nothing). A growing GPU heap, the default,
+ * keeps shoal's limit: the GPU's memory. */
 static void nv__heap_size(shoal_config_t *cfg)
 {
     const char *v = getenv("NVSHMEM_SYMMETRIC_SIZE"), *mine = getenv("SHOAL_HEAP_SIZE");

@@ -55,10 +55,10 @@ typedef struct shoal__env_name {
     X(HEAP_SIZE, SIZE, "256m", SHOAL__ENV_RANGE(1, SHOAL__HEAP_MAX), cfg.heap_size,                                    \
       "a positive size such as 512m or 2g, at most 256t",                                                              \
       "bytes of symmetric heap per PE (`k`, `m`, `g`, `t` suffixes, an optional `B`), rounded up to 64 (256 on "       \
-      "GPUs): the most it holds. A growing GPU heap (`SHOAL_HEAP_RESERVE=n`) takes memory only as blocks need it, "    \
-      "and where this is unset its limit is the smallest GPU memory of the PEs; a fixed one (the default) takes "      \
+      "GPUs): the most it holds. A growing GPU heap (the default) takes memory only as blocks need it, and where "     \
+      "this is unset its limit is the smallest GPU memory of the PEs; a fixed one (`SHOAL_HEAP_RESERVE=y`) takes "     \
       "this at init; host heaps are sparse (a page is taken when first touched)")                                      \
-    X(HEAP_RESERVE, BOOL, "y", SHOAL__ENV_ANY, heap_reserve, NULL,                                                     \
+    X(HEAP_RESERVE, BOOL, "n", SHOAL__ENV_ANY, heap_reserve, NULL,                                                     \
       "`n`: a GPU heap grows, reserving the addresses and mapping memory in chunks as blocks need it, giving back "    \
       "chunks no block uses (where the driver cannot, it takes it all at init and says so at INFO); `y`: it takes "    \
       "all of `SHOAL_HEAP_SIZE` at init, in one allocation shared by CUDA IPC (code that passes heap buffers to "      \

@@ -23,9 +23,9 @@
  * peer_base, the device tables kernels read and the device proxy need no
  * change when it grows.
  *
- * It is asked for with SHOAL_HEAP_RESERVE=n. Where the driver or the GPU
+ * It is the default (SHOAL_HEAP_RESERVE=n). Where the driver or the GPU
  * (MIG, no VMM, no file descriptors), a PE's own socket, node peers in
- * other network namespaces, or SHOAL_HEAP_RESERVE=y (the default) rule it
+ * other network namespaces, or SHOAL_HEAP_RESERVE=y rule it
  * out, the heap is the fixed one of runtime/heap/gpu.c: every PE agrees at init
  * (shoal__vmm_plan) and says so at INFO. Node peers whose sockets still
  * cannot reach each other fail init saying so. */

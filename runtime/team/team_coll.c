@@ -374,6 +374,9 @@ static int shoal__reduce_inline(shoal_team_t t, const char *call, uint32_t kind,
     _Alignas(SHOAL__CACHELINE) char acc[SHOAL__TEAM_INLINE];
     int rc;
 
+    /* A broken team's meeting fails at once: its buffers may still be
+     * read by a member stalled in the last reduction, so leave them. */
+    if (t->broken || sh->broken) return shoal__team_meet(t, call, kind, n, 0);
     memcpy(shoal__team_inline(sh, t->id, sh->node_rank, gen), src, bytes);
     rc = shoal__team_meet(t, call, kind, n, 0);
     if (rc != SHOAL_SUCCESS) return rc;
