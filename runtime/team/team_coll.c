@@ -353,11 +353,12 @@ static int shoal__reduce_ls(shoal_team_t t, int dt, int op, char *dest, const ch
     return SHOAL_SUCCESS;
 }
 
-/* Whether a reduction of bytes goes inline: a team on one node whose heaps
- * are loaded here, an operand that fits a slot's buffer. */
+/* Whether a reduction of bytes goes inline: every member on this node
+ * (t->local names them all), heaps loaded here, an operand that fits a
+ * slot's buffer. */
 static bool shoal__reduce_inline_ok(shoal_team_t t, size_t bytes)
 {
-    return t->ls_call && t->n_nodes == 1 && t->n_local == t->n_pes && bytes > 0 && bytes <= SHOAL__TEAM_INLINE;
+    return t->ls_call && t->n_local == t->n_pes && bytes > 0 && bytes <= SHOAL__TEAM_INLINE;
 }
 
 /* A small reduction in one meeting: each member copies its src into its
